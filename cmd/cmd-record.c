@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-record.c - dbtprof record: run a program under QEMU with the plugin
+ * and write its trace.  The guest's stdio and exit status pass through.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dbtp/run.h"
+#include "dbtp/trace.h"
+
+static const char usage_text[] =
+	"usage: dbtprof record [OPTIONS] -o FILE -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM (an x86-64 or AArch64 Linux ELF) under qemu-x86_64 or\n"
+	"qemu-aarch64 with the dbtprof plugin and write its trace to FILE.\n"
+	"The guest's stdin/stdout/stderr pass through and dbtprof exits with\n"
+	"the guest's status (128+N if a signal N ended it, 125 if dbtprof\n"
+	"itself failed).\n"
+	"\n"
+	"The run is made reproducible by default: a fixed minimal environment\n"
+	"(PATH, LC_ALL=C), argv[0] = the program's base name, a fixed CPU\n"
+	"model, QEMU's random seed 1 and host address randomisation off.  All\n"
+	"of it is stored in the trace.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE   trace file to write (required)\n"
+	"  -m, --mode MODE     count  - per-block counts, inline (cheapest)\n"
+	"                      blocks - every executed block per thread, and\n"
+	"                               syscalls (default)\n"
+	"                      mem    - blocks plus every load and store\n"
+	"      --qemu PATH     emulator to use (default from the ELF header)\n"
+	"      --cpu MODEL     QEMU -cpu model (default qemu64 / max)\n"
+	"      --sysroot DIR   QEMU -L for dynamic AArch64 programs\n"
+	"                      (default /usr/aarch64-linux-gnu)\n"
+	"      --argv0 NAME    the guest's argv[0] (default: base name)\n"
+	"      --keep-env      pass your environment instead of the fixed one\n"
+	"  -e, --env VAR=VAL   set a guest environment variable (repeatable)\n"
+	"      --seed N        QEMU random seed (default 1)\n"
+	"      --aslr          leave host address randomisation on\n"
+	"      --chunk WORDS   events per thread chunk (default 65536)\n"
+	"      --zstd LEVEL    chunk compression level, 0 = none (default 1)\n"
+	"      --plugin PATH   plugin to load (default: next to dbtprof)\n"
+	"  -q, --quiet         no summary line on stderr\n"
+	"  -h, --help          this text\n";
+
+static pid_t child_pid = -1;
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static const char *mode_arg(const char *m)
+{
+	if (!strcmp(m, "count") || !strcmp(m, "blocks") || !strcmp(m, "mem"))
+		return m;
+	return NULL;
+}
+
+static char *join_argv(char **v, char sep)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (size_t i = 0; v[i]; i++)
+		len += strlen(v[i]) + 1;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (size_t i = 0; v[i]; i++) {
+		size_t n = strlen(v[i]);
+
+		memcpy(p, v[i], n);
+		p += n;
+		*p++ = sep;
+	}
+	if (p > s)
+		p--;
+	*p = 0;
+	return s;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"mode", required_argument, NULL, 'm'},
+		{"qemu", required_argument, NULL, 'Q'},
+		{"cpu", required_argument, NULL, 'C'},
+		{"sysroot", required_argument, NULL, 'L'},
+		{"argv0", required_argument, NULL, '0'},
+		{"keep-env", no_argument, NULL, 'K'},
+		{"env", required_argument, NULL, 'e'},
+		{"seed", required_argument, NULL, 'S'},
+		{"aslr", no_argument, NULL, 'A'},
+		{"chunk", required_argument, NULL, 'c'},
+		{"zstd", required_argument, NULL, 'z'},
+		{"plugin", required_argument, NULL, 'P'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct dbtp_run_opts o = {.zstd = -1};
+	struct dbtp_run run;
+	struct dbtp_copy_result res;
+	const char *out = NULL, **env = NULL;
+	char *cmdline = NULL, *qcmd = NULL, *envs = NULL, cwd[PATH_MAX];
+	dbtp_err err = {0}, cerr = {0};
+	int c, fd, status = 0, quiet = 0, copy_failed, ret;
+	char *end;
+	struct stat st;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:m:e:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			o.mode = mode_arg(optarg);
+			if (!o.mode)
+				return usage_error("record",
+						   "unknown mode '%s' (count, "
+						   "blocks or mem)",
+						   optarg);
+			break;
+		case 'Q':
+			o.qemu = optarg;
+			break;
+		case 'C':
+			o.cpu = optarg;
+			break;
+		case 'L':
+			o.sysroot = optarg;
+			break;
+		case '0':
+			o.argv0 = optarg;
+			break;
+		case 'K':
+			o.keep_env = 1;
+			break;
+		case 'e': {
+			const char **n;
+
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return usage_error("record",
+						   "--env wants VAR=VALUE, not "
+						   "'%s'",
+						   optarg);
+			n = realloc(env, (o.nenv + 1) * sizeof(*n));
+			if (!n) {
+				error("out of memory");
+				return EXIT_TOOL;
+			}
+			env = n;
+			env[o.nenv++] = optarg;
+			o.env = env;
+			break;
+		}
+		case 'S':
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg || !o.seed)
+				return usage_error("record",
+						   "--seed wants a positive "
+						   "number, not '%s'",
+						   optarg);
+			break;
+		case 'A':
+			o.aslr = 1;
+			break;
+		case 'c': {
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || v < 64 || v > (1ul << 24))
+				return usage_error("record",
+						   "--chunk wants 64..16777216");
+			o.chunk = (unsigned)v;
+			break;
+		}
+		case 'z': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 0 || v > 19)
+				return usage_error("record",
+						   "--zstd wants a level 0..19");
+			o.zstd = (int)v;
+			break;
+		}
+		case 'P':
+			o.plugin = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			free(env);
+			return 0;
+		default:
+			free(env);
+			return usage_error("record", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!out) {
+		free(env);
+		return usage_error("record", "no output file (-o FILE)");
+	}
+	if (optind >= argc) {
+		free(env);
+		return usage_error("record", "no program to run");
+	}
+	if (!o.plugin)
+		o.plugin = plugin_path();
+	if (!o.mode)
+		o.mode = "blocks";
+
+	/* Create the output first: a bad path fails before anything runs. */
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create %s: %s", out, strerror(errno));
+		free(env);
+		return EXIT_TOOL;
+	}
+	signal(SIGINT, SIG_IGN); /* the terminal sends it to QEMU too */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (dbtp_run_start(&run, &o, argv + optind, &err)) {
+		error("%s", err.msg);
+		close(fd);
+		unlink(out);
+		free(env);
+		return EXIT_TOOL;
+	}
+	child_pid = run.pid;
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
+
+	cmdline = join_argv(argv + optind, ' ');
+	qcmd = join_argv(run.qemu_argv, ' ');
+	envs = join_argv(run.envp, '\n');
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "?");
+	{
+		char seed[32], mode_s[16];
+		const char *kv[] = {
+			"command",	cmdline ? cmdline : "",
+			"program",	run.program,
+			"qemu",		run.qemu,
+			"qemu_version", run.qemu_version,
+			"qemu_command", qcmd ? qcmd : "",
+			"cpu",		run.cpu,
+			"seed",		seed,
+			"mode",		mode_s,
+			"env_digest",	run.env_digest,
+			"env",		o.keep_env ? "(caller's, not stored)"
+						   : (envs ? envs : ""),
+			"cwd",		cwd,
+			"recorder",	"dbtprof record",
+		};
+
+		snprintf(seed, sizeof(seed), "%" PRIu64, o.seed ? o.seed : 1);
+		snprintf(mode_s, sizeof(mode_s), "%s", o.mode);
+		copy_failed = dbtp_stream_copy(run.fd, "plugin stream", fd, out,
+					       kv, sizeof(kv) / sizeof(*kv) / 2,
+					       &res, &cerr);
+	}
+	if (copy_failed) {
+		/* Disk full or a broken stream: stop the guest, keep what is
+		 * whole so the trace still reads up to there. */
+		kill(run.pid, SIGKILL);
+		if (S_ISREG((fstat(fd, &st), st.st_mode)))
+			if (ftruncate(fd, (off_t)res.bytes)) {
+				/* the error below says it all */
+			}
+	}
+	close(run.fd);
+	run.fd = -1;
+	if (dbtp_run_wait(&run, &status, &err)) {
+		error("%s", err.msg);
+		status = -1;
+	}
+	child_pid = -1;
+	if (!copy_failed) {
+		char cut[32], endnote[64];
+		const char *kv[] = {"plugin_end", endnote, "cut_bytes", cut};
+		int kind = DBTP_STATUS_UNKNOWN;
+		int64_t value = 0;
+
+		if (status >= 0 && WIFEXITED(status)) {
+			kind = DBTP_STATUS_EXITED;
+			value = WEXITSTATUS(status);
+		} else if (status >= 0 && WIFSIGNALED(status)) {
+			kind = DBTP_STATUS_SIGNALED;
+			value = WTERMSIG(status);
+		}
+		snprintf(cut, sizeof(cut), "%" PRIu64, res.cut);
+		snprintf(endnote, sizeof(endnote), "%s",
+			 res.saw_end ? "yes" : "no");
+		if (dbtp_stream_status(fd, out, kind, value, kv, 2, &cerr))
+			copy_failed = 1;
+	}
+	if (close(fd) && !copy_failed) {
+		snprintf(cerr.msg, sizeof(cerr.msg), "%s: %s", out,
+			 strerror(errno));
+		copy_failed = 1;
+	}
+	if (copy_failed)
+		error("%s (trace kept up to its last whole record, %" PRIu64
+		      " bytes)",
+		      cerr.msg, res.bytes);
+	else if (!quiet)
+		fprintf(stderr,
+			"dbtprof: recorded %s into %s (%.1f MB, %" PRIu64
+			" records%s)\n",
+			argv[optind], out, (double)res.bytes / 1e6, res.records,
+			res.saw_end ? "" : ", no END record: run cut short");
+	free(cmdline);
+	free(qcmd);
+	free(envs);
+	free(env);
+	dbtp_run_free(&run);
+	if (copy_failed)
+		return EXIT_TOOL;
+	if (status < 0)
+		return EXIT_TOOL;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	ret = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : EXIT_TOOL;
+	return ret;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd.h - what the subcommands share: the table, messages, output helpers. */
+#ifndef DBTP_CMD_H
+#define DBTP_CMD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dbtp/common.h"
+
+/* Exit codes of dbtprof itself (record passes the guest's status through). */
+#define EXIT_USAGE 2
+#define EXIT_TOOL 125 /* record: dbtprof failed, not the guest */
+
+int cmd_record(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+
+/** error() - print "dbtprof: MSG" on stderr. */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** usage_error() - print "dbtprof CMD: MSG" and a hint to --help; returns 2. */
+int usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** fmt_u64() - @v with thousands separators, in @buf (at least 32 bytes). */
+const char *fmt_u64(uint64_t v, char *buf);
+
+/** progress() - a "\r..." status line on stderr, only if it is a terminal and
+ * a quarter second has passed since the last; progress_done() clears it. */
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_done(void);
+
+/** The plugin next to the dbtprof executable, or $DBTPROF_PLUGIN. */
+const char *plugin_path(void);
+
+/* Minimal JSON writer. */
+struct json {
+	FILE *f;
+	int depth, first[32], pretty;
+};
+void json_begin(struct json *j, FILE *f);
+void json_end(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_obj(struct json *j, const char *key); /* key NULL inside arrays */
+void json_arr(struct json *j, const char *key);
+void json_close_obj(struct json *j);
+void json_close_arr(struct json *j);
+void json_str(struct json *j, const char *key, const char *val);
+void json_u64(struct json *j, const char *key, uint64_t v);
+void json_i64(struct json *j, const char *key, int64_t v);
+void json_hex(struct json *j, const char *key, uint64_t v);
+void json_double(struct json *j, const char *key, double v);
+void json_bool(struct json *j, const char *key, int v);
+void json_null(struct json *j, const char *key);
+
+#endif

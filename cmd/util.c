@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dbtprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dbtprof %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'dbtprof %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+const char *fmt_u64(uint64_t v, char *buf)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static int progress_shown;
+static struct timespec progress_last;
+
+void progress(const char *fmt, ...)
+{
+	static int tty = -1;
+	struct timespec now;
+	va_list ap;
+
+	if (tty < 0)
+		tty = isatty(2);
+	if (!tty)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (progress_shown &&
+	    (now.tv_sec - progress_last.tv_sec) * 1000000000l +
+			    (now.tv_nsec - progress_last.tv_nsec) <
+		    250000000l)
+		return;
+	progress_last = now;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	progress_shown = 1;
+}
+
+void progress_done(void)
+{
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = 0;
+}
+
+const char *plugin_path(void)
+{
+	static char buf[PATH_MAX + 64];
+	const char *env = getenv("DBTPROF_PLUGIN");
+	static const char *rel[] = {"/libdbtp-qemu.so",
+				    "/../lib/dbtprof/libdbtp-qemu.so"};
+	char exe[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return "libdbtp-qemu.so";
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(*rel); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", exe, rel[i]);
+		if (!access(buf, R_OK))
+			return buf;
+	}
+	snprintf(buf, sizeof(buf), "%s%s", exe, rel[0]);
+	return buf;
+}
+
+/* --- JSON -------------------------------------------------------------- */
+
+void json_begin(struct json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->first[0] = 1;
+	fputc('{', f);
+	j->depth = 1;
+	j->first[1] = 1;
+}
+
+void json_end(struct json *j)
+{
+	fputs("\n}\n", j->f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void json_key(struct json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = 0;
+	fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void json_open(struct json *j, const char *key, char c)
+{
+	json_key(j, key);
+	fputc(c, j->f);
+	if (j->depth < 31)
+		j->depth++;
+	j->first[j->depth] = 1;
+}
+
+static void json_close(struct json *j, char c)
+{
+	int empty = j->first[j->depth];
+
+	j->depth--;
+	if (!empty)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(c, j->f);
+}
+
+void json_obj(struct json *j, const char *key)
+{
+	json_open(j, key, '{');
+}
+
+void json_arr(struct json *j, const char *key)
+{
+	json_open(j, key, '[');
+}
+
+void json_close_obj(struct json *j)
+{
+	json_close(j, '}');
+}
+
+void json_close_arr(struct json *j)
+{
+	json_close(j, ']');
+}
+
+void json_str(struct json *j, const char *key, const char *val)
+{
+	json_key(j, key);
+	if (val)
+		json_string(j->f, val);
+	else
+		fputs("null", j->f);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void json_i64(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void json_hex(struct json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "\"0x%llx\"", (unsigned long long)v);
+}
+
+void json_double(struct json *j, const char *key, double v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.6g", v);
+}
+
+void json_bool(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->f);
+}

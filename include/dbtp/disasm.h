@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dbtp/disasm.h - one-instruction disassembler (a thin Capstone wrapper).
+ *
+ * x86-64 text uses Intel syntax, as "objdump -M intel".  A handle is not
+ * thread-safe: open one per thread.
+ */
+#ifndef DBTP_DISASM_H
+#define DBTP_DISASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dbtp/common.h"
+
+typedef struct dbtp_disasm dbtp_disasm;
+
+/**
+ * dbtp_disasm_open() - create a disassembler for @arch.
+ * @out: receives the handle (free with dbtp_disasm_close()).
+ * @arch: DBTP_ARCH_X86_64 or DBTP_ARCH_AARCH64.
+ * @err: filled on failure.
+ *
+ * Return: 0 on success, -1 on failure.
+ */
+int dbtp_disasm_open(dbtp_disasm **out, enum dbtp_arch arch, dbtp_err *err);
+
+/**
+ * dbtp_disasm_one() - disassemble the instruction at the start of @code.
+ * @d: handle.
+ * @code: instruction bytes.
+ * @len: bytes available at @code.
+ * @addr: guest address of @code (used for branch targets).
+ * @text: receives "mnemonic operands" (or just "mnemonic"), or "(bad)";
+ *        always NUL-terminated, truncated to @textsz bytes.
+ * @textsz: size of @text (may be 0 if @text is NULL).
+ *
+ * Return: the instruction's length in bytes, or 0 if undecodable.
+ */
+size_t dbtp_disasm_one(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr, char *text, size_t textsz);
+
+/**
+ * dbtp_disasm_count() - count the instructions in @code.
+ * @d: handle.
+ * @code: instruction bytes.
+ * @len: size of @code.
+ * @addr: guest address of @code.
+ *
+ * Stops at the first undecodable (or incomplete) instruction.
+ *
+ * Return: number of whole instructions decoded.
+ */
+size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
+			 uint64_t addr);
+
+/** dbtp_disasm_close() - free @d (NULL is ok). */
+void dbtp_disasm_close(dbtp_disasm *d);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dbtp/run.h - start a guest program under QEMU user mode with the dbtprof
+ * plugin, in a controlled environment, and hand back the plugin's trace
+ * stream as a pipe.  `dbtprof record` copies that stream to a file; live
+ * analyses read it directly with dbtp_trace_open_fd().
+ */
+#ifndef DBTP_RUN_H
+#define DBTP_RUN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dbtp/common.h"
+
+/**
+ * struct dbtp_run_opts - how to run.  Zero (or NULL) means the default.
+ * @qemu: emulator; default qemu-x86_64 or qemu-aarch64 from PATH, chosen by
+ *        the program's ELF header.
+ * @cpu: QEMU CPU model; default "qemu64" (x86-64), "max" (AArch64).
+ * @sysroot: QEMU -L prefix for dynamically linked AArch64 programs; default
+ *           /usr/aarch64-linux-gnu (Debian's libc6-arm64-cross).
+ * @plugin: path of libdbtp-qemu.so (required).
+ * @argv0: the guest's argv[0]; default the program's base name.
+ * @mode: "count", "blocks" (default) or "mem".
+ * @keep_env: pass the caller's environment instead of the fixed one.
+ * @env: extra VAR=VALUE strings, @nenv of them.
+ * @seed: QEMU's -seed (guest random numbers); default 1.
+ * @chunk: plugin chunk size in words (0 = plugin default).
+ * @zstd: plugin zstd level, -1 for the plugin default.
+ * @aslr: 1 leaves host address-space randomisation on (default off).
+ */
+struct dbtp_run_opts {
+	const char *qemu, *cpu, *sysroot, *plugin, *argv0, *mode;
+	int keep_env;
+	const char *const *env;
+	size_t nenv;
+	uint64_t seed;
+	unsigned chunk;
+	int zstd;
+	int aslr;
+};
+
+/**
+ * struct dbtp_run - a started run.
+ * @pid: QEMU's process id.
+ * @fd: read end of the plugin's trace stream.
+ * @program: absolute path of the guest program.
+ * @qemu, @qemu_version: emulator path and the first line of its --version.
+ * @cpu: the CPU model used.
+ * @qemu_argv: QEMU's whole command line, NULL-terminated.
+ * @envp: the guest's environment, NULL-terminated.
+ * @env_digest: 16 hex digits identifying @envp (FNV-1a over its strings).
+ */
+struct dbtp_run {
+	pid_t pid;
+	int fd;
+	enum dbtp_arch arch;
+	int dynamic;
+	char *program, *qemu, *qemu_version, *cpu;
+	char **qemu_argv, **envp;
+	char env_digest[17];
+};
+
+/**
+ * dbtp_run_start() - resolve @argv[0], pick QEMU, start it.
+ * Fails with a one-line message if the program is missing or not an
+ * x86-64/AArch64 ELF, QEMU is missing, or the AArch64 sysroot is needed and
+ * absent.  On success the caller reads @r->fd and then calls dbtp_run_wait().
+ */
+int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
+		   char *const argv[], dbtp_err *err);
+
+/**
+ * dbtp_run_wait() - reap QEMU; *@status is the waitpid() status.
+ */
+int dbtp_run_wait(struct dbtp_run *r, int *status, dbtp_err *err);
+
+void dbtp_run_free(struct dbtp_run *r);
+
+/**
+ * dbtp_find_in_path() - the absolute path of @name (searched in $PATH if it
+ * has no slash), or NULL.  Caller frees.
+ */
+char *dbtp_find_in_path(const char *name);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * disasm.c - Capstone wrapper: one instruction at a time, detail off, one
+ * preallocated cs_insn per handle so decoding never allocates.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <capstone/capstone.h>
+
+#include "dbtp/disasm.h"
+
+struct dbtp_disasm {
+	csh cs;
+	cs_insn *insn;
+};
+
+int dbtp_disasm_open(dbtp_disasm **out, enum dbtp_arch arch, dbtp_err *err)
+{
+	dbtp_disasm *d;
+	cs_arch ca;
+	cs_mode mode;
+	cs_err ce;
+
+	*out = NULL;
+	switch (arch) {
+	case DBTP_ARCH_X86_64:
+		ca = CS_ARCH_X86;
+		mode = CS_MODE_64;
+		break;
+	case DBTP_ARCH_AARCH64:
+		ca = CS_ARCH_ARM64;
+		mode = CS_MODE_LITTLE_ENDIAN;
+		break;
+	default:
+		return dbtp_err_set(err, 0,
+				    "disassembler: unsupported architecture %d",
+				    (int)arch);
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return dbtp_err_set(err, ENOMEM, "disassembler: out of memory");
+	ce = cs_open(ca, mode, &d->cs);
+	if (ce != CS_ERR_OK) {
+		free(d);
+		return dbtp_err_set(err, 0, "capstone: cs_open(%s): %s",
+				    dbtp_arch_name(arch), cs_strerror(ce));
+	}
+	/* detail stays off (the default): we only need the text */
+	d->insn = cs_malloc(d->cs);
+	if (!d->insn) {
+		cs_close(&d->cs);
+		free(d);
+		return dbtp_err_set(err, ENOMEM, "disassembler: out of memory");
+	}
+	*out = d;
+	return 0;
+}
+
+size_t dbtp_disasm_one(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr, char *text, size_t textsz)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = addr;
+	const cs_insn *in = d->insn;
+
+	if (!code || !len || !cs_disasm_iter(d->cs, &p, &n, &a, d->insn)) {
+		if (text && textsz)
+			snprintf(text, textsz, "(bad)");
+		return 0;
+	}
+	if (text && textsz) {
+		int w;
+
+		if (in->op_str[0])
+			w = snprintf(text, textsz, "%s %s", in->mnemonic,
+				     in->op_str);
+		else
+			w = snprintf(text, textsz, "%s", in->mnemonic);
+		/* no trailing blanks, whatever Capstone produced */
+		n = w < 0 ? 0 : (size_t)w < textsz ? (size_t)w : textsz - 1;
+		while (n && text[n - 1] == ' ')
+			text[--n] = '\0';
+	}
+	return in->size;
+}
+
+size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
+			 uint64_t addr)
+{
+	const uint8_t *p = code;
+	size_t n = len, count = 0;
+	uint64_t a = addr;
+
+	if (!code)
+		return 0;
+	while (n && cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
+		count++;
+	return count;
+}
+
+void dbtp_disasm_close(dbtp_disasm *d)
+{
+	if (!d)
+		return;
+	cs_free(d->insn, 1);
+	cs_close(&d->cs);
+	free(d);
+}

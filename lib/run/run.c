@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - start a guest under QEMU user mode with the plugin writing into a
+ * pipe, in a reproducible setting: fixed minimal environment, fixed argv[0],
+ * fixed CPU model, QEMU's deterministic random seed, host ASLR off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dbtp/elf.h"
+#include "dbtp/run.h"
+
+extern char **environ;
+
+/* The environment a guest gets unless --keep-env: enough for programs that
+ * look up helpers in PATH, nothing that varies between machines or users. */
+static const char *const fixed_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin",
+	"LC_ALL=C",
+};
+
+/* Where the plugin's stream lands in QEMU: high, away from the guest's own. */
+#define PLUGIN_FD 1023
+
+char *dbtp_find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : realpath(name, NULL);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+
+		if (n && n + strlen(name) + 2 <= sizeof(buf)) {
+			memcpy(buf, path, n);
+			buf[n] = '/';
+			strcpy(buf + n + 1, name);
+			if (!stat(buf, &st) && S_ISREG(st.st_mode) &&
+			    !access(buf, X_OK))
+				return realpath(buf, NULL);
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+struct strv {
+	char **v;
+	size_t n;
+	int nomem;
+};
+
+static void strv_add(struct strv *s, const char *str)
+{
+	char **v;
+
+	if (s->nomem)
+		return;
+	v = realloc(s->v, (s->n + 2) * sizeof(*v));
+	if (!v || !(v[s->n] = strdup(str))) {
+		s->nomem = 1;
+		if (v)
+			s->v = v;
+		return;
+	}
+	s->v = v;
+	s->n++;
+	s->v[s->n] = NULL;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* First line of `qemu --version`, or "unknown". */
+static char *qemu_version_of(const char *qemu)
+{
+	int p[2];
+	pid_t pid;
+	char buf[256];
+	size_t len = 0;
+	ssize_t r;
+
+	if (pipe2(p, O_CLOEXEC))
+		return strdup("unknown");
+	pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(p[1], 1);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 2);
+		}
+		execl(qemu, qemu, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && len < sizeof(buf) - 1 &&
+	       (r = read(p[0], buf + len, sizeof(buf) - 1 - len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		len += (size_t)r;
+	}
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	buf[len] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return strdup(len ? buf : "unknown");
+}
+
+static void digest(struct dbtp_run *r)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; r->envp[i]; i++) {
+		for (const char *p = r->envp[i]; *p; p++)
+			h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+		h = (h ^ 0xff) * 0x100000001b3ull;
+	}
+	snprintf(r->env_digest, sizeof(r->env_digest), "%016" PRIx64, h);
+}
+
+int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
+		   char *const argv[], dbtp_err *err)
+{
+	struct strv qa = {0}, env = {0};
+	const char *sysroot = o->sysroot;
+	char interp[PATH_MAX], arg[PATH_MAX + 256], *base;
+	int p[2] = {-1, -1}, st[2] = {-1, -1};
+	ssize_t n;
+	int child_errno = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->pid = -1;
+	if (!argv[0])
+		return dbtp_err_set(err, EINVAL, "no program given");
+	if (!o->plugin || access(o->plugin, R_OK))
+		return dbtp_err_set(err, ENOENT,
+				    "plugin %s not found (build it with make)",
+				    o->plugin ? o->plugin : "(none)");
+	r->program = dbtp_find_in_path(argv[0]);
+	if (!r->program)
+		return dbtp_err_set(err, ENOENT, "%s: program not found%s",
+				    argv[0],
+				    strchr(argv[0], '/') ? "" : " in PATH");
+	if (dbtp_elf_probe(r->program, &r->arch, &r->dynamic, interp,
+			   sizeof(interp), err))
+		goto fail;
+	if (o->qemu) {
+		r->qemu = dbtp_find_in_path(o->qemu);
+		if (!r->qemu) {
+			dbtp_err_set(err, ENOENT, "%s: QEMU not found", o->qemu);
+			goto fail;
+		}
+	} else {
+		const char *name = r->arch == DBTP_ARCH_X86_64 ? "qemu-x86_64"
+							       : "qemu-aarch64";
+
+		r->qemu = dbtp_find_in_path(name);
+		if (!r->qemu) {
+			dbtp_err_set(err, ENOENT,
+				     "%s not found in PATH (Debian package "
+				     "qemu-user; `make deps` installs it)",
+				     name);
+			goto fail;
+		}
+	}
+	if (r->arch == DBTP_ARCH_AARCH64 && r->dynamic) {
+		if (!sysroot)
+			sysroot = "/usr/aarch64-linux-gnu";
+		snprintf(arg, sizeof(arg), "%s%s", sysroot, interp);
+		if (access(arg, R_OK)) {
+			dbtp_err_set(err, ENOENT,
+				     "%s is a dynamically linked AArch64 "
+				     "program and its loader %s is missing "
+				     "(Debian package libc6-arm64-cross, or "
+				     "give --sysroot)",
+				     r->program, arg);
+			goto fail;
+		}
+	}
+	r->cpu = strdup(o->cpu ? o->cpu
+			       : r->arch == DBTP_ARCH_X86_64 ? "qemu64" : "max");
+	r->qemu_version = qemu_version_of(r->qemu);
+	base = strrchr(r->program, '/');
+
+	/* The guest's environment. */
+	if (o->keep_env)
+		for (char **e = environ; *e; e++)
+			strv_add(&env, *e);
+	else
+		for (size_t i = 0; i < sizeof(fixed_env) / sizeof(*fixed_env); i++)
+			strv_add(&env, fixed_env[i]);
+	for (size_t i = 0; i < o->nenv; i++) {
+		size_t klen = strcspn(o->env[i], "=");
+
+		for (size_t k = 0; k < env.n; k++) /* replace, keep order */
+			if (!strncmp(env.v[k], o->env[i], klen + 1)) {
+				free(env.v[k]);
+				env.v[k] = strdup(o->env[i]);
+				if (!env.v[k])
+					env.nomem = 1;
+				goto next_env;
+			}
+		strv_add(&env, o->env[i]);
+next_env:;
+	}
+
+	/* QEMU's command line. */
+	strv_add(&qa, r->qemu);
+	strv_add(&qa, "-cpu");
+	strv_add(&qa, r->cpu);
+	strv_add(&qa, "-seed");
+	snprintf(arg, sizeof(arg), "%" PRIu64, o->seed ? o->seed : 1);
+	strv_add(&qa, arg);
+	if (r->arch == DBTP_ARCH_AARCH64 && r->dynamic) {
+		strv_add(&qa, "-L");
+		strv_add(&qa, sysroot);
+	}
+	strv_add(&qa, "-0");
+	strv_add(&qa, o->argv0 ? o->argv0 : base + 1);
+	n = snprintf(arg, sizeof(arg), "%s,fd=%d,mode=%s", o->plugin,
+		     PLUGIN_FD, o->mode ? o->mode : "blocks");
+	if (o->chunk)
+		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",chunk=%u",
+			      o->chunk);
+	if (o->zstd >= 0)
+		snprintf(arg + n, sizeof(arg) - (size_t)n, ",zstd=%d", o->zstd);
+	strv_add(&qa, "-plugin");
+	strv_add(&qa, arg);
+	strv_add(&qa, r->program);
+	for (size_t i = 1; argv[i]; i++)
+		strv_add(&qa, argv[i]);
+	if (qa.nomem || env.nomem || !r->cpu || !r->qemu_version) {
+		dbtp_err_set(err, ENOMEM, "out of memory");
+		goto fail_v;
+	}
+	r->qemu_argv = qa.v;
+	r->envp = env.v;
+	digest(r);
+
+	if (pipe2(p, O_CLOEXEC) || pipe2(st, O_CLOEXEC)) {
+		dbtp_err_set(err, errno, "pipe: %s", strerror(errno));
+		goto fail_p;
+	}
+	r->pid = fork();
+	if (r->pid < 0) {
+		dbtp_err_set(err, errno, "fork: %s", strerror(errno));
+		goto fail_p;
+	}
+	if (r->pid == 0) {
+		/* Child: the plugin's end of the pipe at PLUGIN_FD, then QEMU. */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		if (dup2(p[1], PLUGIN_FD) < 0)
+			goto child_fail;
+		if (!o->aslr)
+			personality(ADDR_NO_RANDOMIZE);
+		execve(r->qemu, r->qemu_argv, r->envp);
+child_fail:
+		child_errno = errno;
+		if (write(st[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(p[1]);
+	close(st[1]);
+	p[1] = st[1] = -1;
+	do {
+		n = read(st[0], &child_errno, sizeof(child_errno));
+	} while (n < 0 && errno == EINTR);
+	close(st[0]);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(r->pid, NULL, 0);
+		r->pid = -1;
+		dbtp_err_set(err, child_errno, "cannot run %s: %s", r->qemu,
+			     strerror(child_errno));
+		close(p[0]);
+		return -1;
+	}
+	r->fd = p[0];
+	return 0;
+
+fail_p:
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		if (st[i] >= 0)
+			close(st[i]);
+	}
+	dbtp_run_free(r);
+	return -1;
+fail_v:
+	strv_free(qa.v);
+	strv_free(env.v);
+fail:
+	free(r->program);
+	free(r->qemu);
+	free(r->cpu);
+	free(r->qemu_version);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->pid = -1;
+	return -1;
+}
+
+int dbtp_run_wait(struct dbtp_run *r, int *status, dbtp_err *err)
+{
+	pid_t w;
+
+	do {
+		w = waitpid(r->pid, status, 0);
+	} while (w < 0 && errno == EINTR);
+	if (w < 0)
+		return dbtp_err_set(err, errno, "waitpid: %s", strerror(errno));
+	r->pid = -1;
+	return 0;
+}
+
+void dbtp_run_free(struct dbtp_run *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	strv_free(r->qemu_argv);
+	strv_free(r->envp);
+	free(r->program);
+	free(r->qemu);
+	free(r->cpu);
+	free(r->qemu_version);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	r->pid = -1;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.h - constants of the trace format, version 1.
+ * doc/trace-format.md is the normative description; keep the two in step.
+ */
+#ifndef DBTP_TRACE_FORMAT_H
+#define DBTP_TRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dbtp/common.h"
+#include "dbtp/trace.h"
+#include "util/buf.h"
+
+#define DBTP_MAGIC "DBTPTRC\n"
+#define DBTP_MAGIC_LEN 8
+#define DBTP_FORMAT_MAJOR 1
+#define DBTP_FORMAT_MINOR 0
+
+#define DBTP_FRAME_LEN 16
+#define DBTP_MAX_PAYLOAD (64u << 20) /* stored or decoded, per record */
+
+/* Record types. */
+enum {
+	DBTP_REC_HEADER = 1, /* first record: version, features, arch, mode, kv */
+	DBTP_REC_INFO = 2,   /* more key/value pairs about the run */
+	DBTP_REC_FILE = 3,   /* a mapped file a block came from */
+	DBTP_REC_BLOCKS = 4, /* block descriptions, ids in sequence */
+	DBTP_REC_EVENTS = 5, /* one chunk of one thread's event stream */
+	DBTP_REC_COUNTS = 6, /* per-block execution counts (count mode) */
+	DBTP_REC_END = 7,    /* the plugin's last record */
+	DBTP_REC_STATUS = 8, /* how the guest ended, added by the recorder */
+	DBTP_REC_MAX = 8,
+};
+
+/* Frame flags. */
+#define DBTP_FLAG_ZSTD 0x01
+
+/* Feature bits in the header; a reader rejects bits it does not know. */
+#define DBTP_FEAT_MEM 0x01     /* EVENTS carry memory accesses */
+#define DBTP_FEAT_SYSCALL 0x02 /* EVENTS carry syscalls */
+#define DBTP_FEAT_KNOWN (DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL)
+
+/* Op kinds of an EVENTS chunk: varint v, kind = v & 7, value = v >> 3. */
+enum {
+	DBTP_OP_RUN = 0,     /* value n: n blocks, each its predecessor's
+				predicted successor */
+	DBTP_OP_BLOCK = 1,   /* value: block id */
+	DBTP_OP_MEM = 2,     /* value: info; then zigzag(addr - predicted) */
+	DBTP_OP_SYSCALL = 3, /* value: number; then 6 varint arguments */
+	DBTP_OP_SYSRET = 4,  /* value: number; then zigzag(return value) */
+	DBTP_OP_EXIT = 5,    /* value: reason; then blocks, insns, mem totals */
+	DBTP_OP_END = 6,     /* value: blocks in chunk; then mem, syscalls */
+};
+
+/* Memory access info byte (DBTP_OP_MEM value). */
+#define DBTP_MEM_SIZE_SHIFT_MASK 0x07 /* log2 of the access size */
+#define DBTP_MEM_STORE 0x08
+#define DBTP_MEM_SIGNED 0x10
+#define DBTP_MEM_BIG_ENDIAN 0x20
+
+/* Thread exit reasons (DBTP_OP_EXIT value). */
+enum {
+	DBTP_EXIT_THREAD = 0,  /* the thread called exit */
+	DBTP_EXIT_PROCESS = 1, /* the process ended (exit_group, signal) */
+};
+
+/* END record reasons: DBTP_ENDED_* in dbtp/trace.h; STATUS kinds:
+ * DBTP_STATUS_*. */
+#define DBTP_END_EXIT DBTP_ENDED_EXIT
+#define DBTP_END_SIGNAL DBTP_ENDED_SIGNAL
+
+/*
+ * Raw words: what the plugin appends on its hot path, one 64-bit word per
+ * event plus operands.  The low two bits tag the word.
+ */
+enum {
+	DBTP_RAW_BLOCK = 0,   /* id << 2 */
+	DBTP_RAW_MEM = 1,     /* info << 2 | 1, then vaddr */
+	DBTP_RAW_SYSCALL = 2, /* num << 2 | 2, then 6 arguments */
+	DBTP_RAW_SYSRET = 3,  /* num << 2 | 3, then return value */
+};
+
+/**
+ * dbtp_frame_put() - append a record (frame + payload) to @out, compressing
+ * the payload with zstd when @zctx is non-NULL and that makes it smaller.
+ * @zctx is a ZSTD_CCtx * (void * keeps zstd.h out of this header).
+ * Returns 0 or -1 (out of memory or compression failure).
+ */
+int dbtp_frame_put(struct dbtp_buf *out, int type, const void *payload,
+		   size_t len, void *zctx, int level);
+
+/** struct dbtp_frame - a decoded frame header. */
+struct dbtp_frame {
+	uint8_t type, flags;
+	uint32_t stored_len, raw_len, crc;
+};
+
+/**
+ * dbtp_frame_parse() - decode the 16-byte frame header at @p.
+ * Checks the reserved field, lengths and type; the CRC is checked with
+ * dbtp_frame_crc_ok() once the payload is in memory.  0 or -1 with @why set.
+ */
+int dbtp_frame_parse(const uint8_t *p, struct dbtp_frame *f, const char **why);
+int dbtp_frame_crc_ok(const uint8_t *frame, const uint8_t *payload,
+		      uint32_t stored_len);
+
+/*
+ * Predictor state shared by the chunk encoder and decoder.  It lives for one
+ * chunk (each chunk decodes on its own); generation numbers make the reset
+ * O(1) so the arrays, sized by the program's static blocks, are reused.
+ */
+struct dbtp_slot {
+	uint64_t key; /* block id << 16 | access index within the execution */
+	uint64_t last;
+	int64_t stride;
+	uint32_t gen;
+};
+
+struct dbtp_pred {
+	uint32_t gen;
+	uint32_t *succ, *succ_gen; /* predicted successor of each block id */
+	size_t cap;
+	struct dbtp_slot *slots; /* open addressing, power-of-two size */
+	size_t nslots, used;
+	uint64_t last_addr; /* previous memory address of the chunk */
+};
+
+#define DBTP_NO_SUCC UINT32_MAX
+
+void dbtp_pred_reset(struct dbtp_pred *p);
+uint32_t dbtp_pred_succ(const struct dbtp_pred *p, uint32_t prev);
+int dbtp_pred_set_succ(struct dbtp_pred *p, uint32_t prev, uint32_t next);
+/** dbtp_pred_slot() - the slot of @key in this chunk, made if new; NULL on ENOMEM. */
+struct dbtp_slot *dbtp_pred_slot(struct dbtp_pred *p, uint64_t key, int *fresh);
+void dbtp_pred_free(struct dbtp_pred *p);
+
+/** struct dbtp_enc - per-thread state of the chunk encoder. */
+struct dbtp_enc {
+	struct dbtp_pred pred;
+	/* Running totals of the thread, carried from chunk to chunk. */
+	uint64_t blocks, insns, mems, syscalls, chunks;
+};
+
+/** typedef dbtp_ninsns_fn - instruction count of block @id (for totals). */
+typedef uint32_t (*dbtp_ninsns_fn)(void *ctx, uint32_t id);
+
+/**
+ * dbtp_enc_chunk() - encode @n raw words of thread @thread (tid @tid) into
+ * an EVENTS payload appended to @out.  If @exit_reason >= 0 the chunk ends
+ * with an EXIT op carrying the thread's totals.  0 or -1 (ENOMEM or
+ * malformed raw words).
+ */
+int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
+		   const uint64_t *w, size_t n, int exit_reason,
+		   dbtp_ninsns_fn ninsns, void *ctx, struct dbtp_buf *out);
+void dbtp_enc_free(struct dbtp_enc *e);
+
+#endif

@@ -1,0 +1,1023 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plugin.c - libdbtp-qemu.so, the TCG plugin that records a guest's execution
+ * into the dbtprof trace format (doc/trace-format.md).
+ *
+ *   qemu-x86_64 -plugin libdbtp-qemu.so,out=run.trace,mode=blocks PROGRAM
+ *
+ * Arguments: out=PATH or fd=N (where to write), mode=count|blocks|mem,
+ * chunk=WORDS (events buffered per thread before a chunk is cut),
+ * zstd=LEVEL (0 stores chunks uncompressed).
+ *
+ * The plugin collects and never analyses.  Hot path: a guest thread appends
+ * one 64-bit word per executed block (plus two per memory access in mem mode)
+ * to a buffer of its own - no locks, no atomics.  A full buffer is handed to
+ * a writer thread, which encodes it (predicted successors, address strides),
+ * compresses it with zstd and writes it, on another core.  Block
+ * descriptions are written before the first chunk that uses them.
+ *
+ * Threads are found through thread-local storage, not the vCPU index, which
+ * QEMU recycles when guest threads exit.  Children of a guest fork() are not
+ * recorded (their copy of the plugin goes quiet and closes the output).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "qemu_api.h"
+#include "trace/format.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define DEFAULT_CHUNK (1u << 16) /* words */
+#define SLACK 8192		 /* words: room for one block's accesses */
+#define MAX_QUEUED 16		 /* chunks waiting for the writer */
+#define PAGE_BLOCKS 4096
+#define MAX_PAGES (1u << 16)
+
+/* --- block table ------------------------------------------------------- */
+
+struct blk {
+	uint64_t vaddr;
+	uint64_t count; /* count mode: inline-incremented executions */
+	uint32_t id, ninsns, nbytes;
+	uint8_t *bytes;
+	struct blk *hnext; /* dedup hash chain */
+};
+
+static struct blk *blk_pages[MAX_PAGES];
+static uint32_t nblk;		 /* ids handed out */
+static uint32_t nblk_written;	 /* ids whose description is in the output */
+static struct blk **blk_hash;	 /* by vaddr and content */
+static size_t blk_hash_size;
+static pthread_mutex_t blk_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dbtp_buf pend_blocks; /* BLOCKS payload body, not yet written */
+static uint32_t pend_first;	    /* first id in pend_blocks */
+static struct dbtp_buf pend_files;  /* FILE records, framed, not yet written */
+
+static inline struct blk *blk_get(uint32_t id)
+{
+	return &blk_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
+}
+
+/* --- mapped files (host address -> file, offset) ----------------------- */
+
+struct map {
+	uintptr_t start, end;
+	uint64_t offset;
+	uint32_t file;
+};
+
+static struct map *maps;
+static size_t nmaps;
+static char **files; /* files[id - 1] */
+static uint32_t nfiles;
+
+/* --- threads ----------------------------------------------------------- */
+
+struct thr {
+	uint64_t *buf; /* hot: written by the guest thread only */
+	size_t n, limit, hard;
+	pthread_mutex_t mu; /* slow path and freeze */
+	int frozen, exited;
+	uint32_t num;
+	uint64_t tid;
+	struct dbtp_enc enc; /* writer thread only */
+	struct thr *next;
+};
+
+static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
+static struct thr *threads;
+static uint32_t nthreads;
+static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *scratch; /* where frozen threads write, read by no one */
+
+/* --- writer queue ------------------------------------------------------ */
+
+struct item {
+	struct thr *t;
+	uint64_t *words;
+	size_t n;
+	int exit_reason;
+	struct item *next;
+};
+
+static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_nonempty = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t q_space = PTHREAD_COND_INITIALIZER;
+static struct item *q_head, *q_tail, *q_free_items;
+static uint64_t *free_bufs[MAX_QUEUED + 2];
+static int nfree_bufs, q_len, q_stop;
+static pthread_t writer;
+static int writer_started;
+
+/* --- settings and state ------------------------------------------------ */
+
+static int mode = DBTP_MODE_BLOCKS;
+static size_t chunk_words = DEFAULT_CHUNK;
+static int zlevel = 1;
+static int out_fd = -1;
+static int write_errno;	 /* first output error; later writes are skipped */
+static int forked_child; /* we are a guest fork()'s copy: stay quiet */
+static enum dbtp_arch arch;
+static int64_t nr_exit, nr_exit_group;
+static int exit_seen;
+static uint64_t exit_code;
+static ZSTD_CCtx *zctx;
+static struct dbtp_buf obuf, ebuf;
+static uint32_t info_key[256]; /* cache of mem_info(), by raw meminfo */
+static uint8_t info_val[256], info_valid[256];
+static uint32_t pend_count; /* entries in pend_blocks */
+static int nalive;	     /* threads started and not exited */
+
+static void complain(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void complain(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(msg) - 2)
+		n = sizeof(msg) - 2;
+	msg[n++] = '\n';
+	msg[n] = 0;
+	qemu_plugin_outs(msg);
+	if (write(2, msg, (size_t)n) < 0) {
+		/* nothing more to be done */
+	}
+}
+
+/* Write all of @p, remembering the first error.  Writer thread or exit. */
+static void out_write(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len && !write_errno) {
+		ssize_t w = write(out_fd, b, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			write_errno = errno;
+			complain("dbtprof plugin: writing the trace: %s",
+				 strerror(errno));
+			return;
+		}
+		b += w;
+		len -= (size_t)w;
+	}
+}
+
+static void out_flush(void)
+{
+	out_write(obuf.p, obuf.len);
+	obuf.len = 0;
+}
+
+/* --- files ------------------------------------------------------------- */
+
+static uint32_t file_id(const char *path)
+{
+	char **f;
+	uint32_t id;
+	size_t len = strlen(path);
+
+	for (uint32_t i = 0; i < nfiles; i++)
+		if (!strcmp(files[i], path))
+			return i + 1;
+	f = realloc(files, (nfiles + 1) * sizeof(*files));
+	if (!f)
+		return 0;
+	files = f;
+	files[nfiles] = strdup(path);
+	if (!files[nfiles])
+		return 0;
+	id = ++nfiles;
+	if (!dbtp_buf_reserve(&ebuf, len + 20)) {
+		ebuf.len = 0;
+		dbtp_put_varint(&ebuf, id);
+		dbtp_put_varint(&ebuf, len);
+		dbtp_put_bytes(&ebuf, path, len);
+		dbtp_frame_put(&pend_files, DBTP_REC_FILE, ebuf.p, ebuf.len,
+			       NULL, 0);
+	}
+	return id;
+}
+
+static void maps_load(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096 + 256];
+
+	nmaps = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end, off;
+		char perms[8];
+		int pos = 0;
+		struct map *m;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &start, &end,
+			   perms, &off, &pos) < 4 || !pos)
+			continue;
+		if (perms[2] != 'x' && perms[0] != 'r')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (!line[pos])
+			continue; /* anonymous */
+		m = realloc(maps, (nmaps + 1) * sizeof(*maps));
+		if (!m)
+			break;
+		maps = m;
+		maps[nmaps].start = start;
+		maps[nmaps].end = end;
+		maps[nmaps].offset = off;
+		maps[nmaps].file = file_id(line + pos);
+		nmaps++;
+	}
+	fclose(f);
+}
+
+static const struct map *maps_find(uintptr_t a)
+{
+	for (size_t i = 0; i < nmaps; i++)
+		if (a >= maps[i].start && a < maps[i].end)
+			return &maps[i];
+	return NULL;
+}
+
+/* Where the code at host address @h came from: file id (0 = anonymous). */
+static uint32_t locate(uintptr_t h, uint64_t *offset)
+{
+	const struct map *m = h ? maps_find(h) : NULL;
+
+	if (!m && h) {
+		maps_load();
+		m = maps_find(h);
+	}
+	if (!m)
+		return 0;
+	*offset = h - m->start + m->offset;
+	return m->file;
+}
+
+/* --- translation ------------------------------------------------------- */
+
+static uint64_t blk_hash_of(uint64_t vaddr, const uint8_t *b, size_t n)
+{
+	uint64_t h = vaddr * 0x9e3779b97f4a7c15ull ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int blk_hash_grow(void)
+{
+	size_t n = blk_hash_size ? blk_hash_size * 2 : 4096;
+	struct blk **h = calloc(n, sizeof(*h));
+
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < blk_hash_size; i++) {
+		struct blk *b = blk_hash[i], *next;
+
+		for (; b; b = next) {
+			size_t k = blk_hash_of(b->vaddr, b->bytes, b->nbytes) &
+				   (n - 1);
+
+			next = b->hnext;
+			b->hnext = h[k];
+			h[k] = b;
+		}
+	}
+	free(blk_hash);
+	blk_hash = h;
+	blk_hash_size = n;
+	return 0;
+}
+
+/*
+ * Id of the block at @vaddr with these instructions: an existing one when
+ * QEMU translates the same code again, else a new one whose description is
+ * queued for the output.  Returns UINT32_MAX when out of memory.
+ */
+static uint32_t blk_intern(struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), nbytes = 0;
+	uint64_t vaddr = qemu_plugin_tb_vaddr(tb), off = 0;
+	uint8_t code[4096], sizes[512];
+	struct blk *b, **slot;
+	uint32_t id, file;
+
+	if (n > sizeof(sizes))
+		return UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		size_t sz = qemu_plugin_insn_size(insn);
+
+		if (sz > 255 || nbytes + sz > sizeof(code))
+			return UINT32_MAX;
+		memcpy(code + nbytes, qemu_plugin_insn_data(insn), sz);
+		sizes[i] = (uint8_t)sz;
+		nbytes += sz;
+	}
+	if (blk_hash_size < 2 * (size_t)nblk + 2 && blk_hash_grow())
+		return UINT32_MAX;
+	slot = &blk_hash[blk_hash_of(vaddr, code, nbytes) & (blk_hash_size - 1)];
+	for (b = *slot; b; b = b->hnext)
+		if (b->vaddr == vaddr && b->ninsns == n && b->nbytes == nbytes &&
+		    !memcmp(b->bytes, code, nbytes))
+			return b->id;
+	if (nblk >= (uint64_t)MAX_PAGES * PAGE_BLOCKS)
+		return UINT32_MAX;
+	id = nblk;
+	if (!blk_pages[id / PAGE_BLOCKS]) {
+		blk_pages[id / PAGE_BLOCKS] =
+			calloc(PAGE_BLOCKS, sizeof(struct blk));
+		if (!blk_pages[id / PAGE_BLOCKS])
+			return UINT32_MAX;
+	}
+	b = blk_get(id);
+	b->bytes = malloc(nbytes ? nbytes : 1);
+	if (!b->bytes)
+		return UINT32_MAX;
+	memcpy(b->bytes, code, nbytes);
+	b->id = id;
+	b->vaddr = vaddr;
+	b->ninsns = (uint32_t)n;
+	b->nbytes = (uint32_t)nbytes;
+	b->hnext = *slot;
+	*slot = b;
+	file = n ? locate((uintptr_t)qemu_plugin_insn_haddr(
+				  qemu_plugin_tb_get_insn(tb, 0)),
+			  &off)
+		 : 0;
+	if (!file)
+		off = vaddr;
+	if (dbtp_buf_reserve(&pend_blocks, 40 + n + nbytes))
+		return UINT32_MAX;
+	if (!pend_blocks.len)
+		pend_first = id;
+	pend_count++;
+	dbtp_put_varint(&pend_blocks, vaddr);
+	dbtp_put_varint(&pend_blocks, n);
+	dbtp_put_bytes(&pend_blocks, sizes, n);
+	dbtp_put_bytes(&pend_blocks, code, nbytes);
+	dbtp_put_varint(&pend_blocks, file);
+	dbtp_put_varint(&pend_blocks, off);
+	nblk++;
+	return id;
+}
+
+static void on_tb_exec(unsigned int vcpu, void *udata);
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata);
+
+static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	uint32_t bid;
+
+	(void)id;
+	if (forked_child)
+		return;
+	pthread_mutex_lock(&blk_mu);
+	bid = blk_intern(tb);
+	pthread_mutex_unlock(&blk_mu);
+	if (bid == UINT32_MAX) {
+		complain("dbtprof plugin: out of memory for the block table at "
+			 "guest address 0x%" PRIx64,
+			 qemu_plugin_tb_vaddr(tb));
+		abort();
+	}
+	if (mode == DBTP_MODE_COUNT) {
+		qemu_plugin_register_vcpu_tb_exec_inline(
+			tb, QEMU_PLUGIN_INLINE_ADD_U64, &blk_get(bid)->count,
+			1);
+		return;
+	}
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
+					     QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)bid);
+	if (mode == DBTP_MODE_MEM) {
+		size_t n = qemu_plugin_tb_n_insns(tb);
+
+		for (size_t i = 0; i < n; i++)
+			qemu_plugin_register_vcpu_mem_cb(
+				qemu_plugin_tb_get_insn(tb, i), on_mem,
+				QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+				NULL);
+	}
+}
+
+/* --- the writer thread ------------------------------------------------- */
+
+static uint32_t ninsns_of(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	return blk_get(id)->ninsns;
+}
+
+/* Move queued FILE and BLOCKS records to the output buffer. */
+static void take_pending_blocks(void)
+{
+	struct dbtp_buf files_now, blocks_now;
+	uint32_t first, count;
+
+	pthread_mutex_lock(&blk_mu);
+	files_now = pend_files;
+	blocks_now = pend_blocks;
+	first = pend_first;
+	count = pend_count;
+	memset(&pend_files, 0, sizeof(pend_files));
+	memset(&pend_blocks, 0, sizeof(pend_blocks));
+	pend_count = 0;
+	nblk_written = nblk;
+	pthread_mutex_unlock(&blk_mu);
+	if (files_now.len && !dbtp_buf_reserve(&obuf, files_now.len))
+		dbtp_put_bytes(&obuf, files_now.p, files_now.len);
+	if (blocks_now.len) {
+		ebuf.len = 0;
+		if (!dbtp_buf_reserve(&ebuf, blocks_now.len + 20)) {
+			dbtp_put_varint(&ebuf, first);
+			dbtp_put_varint(&ebuf, count);
+			dbtp_put_bytes(&ebuf, blocks_now.p, blocks_now.len);
+			if (dbtp_frame_put(&obuf, DBTP_REC_BLOCKS, ebuf.p,
+					   ebuf.len, zctx, zlevel))
+				write_errno = write_errno ? write_errno : ENOMEM;
+		} else {
+			write_errno = write_errno ? write_errno : ENOMEM;
+		}
+	}
+	dbtp_buf_free(&files_now);
+	dbtp_buf_free(&blocks_now);
+}
+
+/* Raw meminfo to the trace's info byte; QEMU's encoding is its own. */
+static uint64_t mem_info(uint64_t raw)
+{
+	qemu_plugin_meminfo_t m = (qemu_plugin_meminfo_t)raw;
+	unsigned int h = (m * 0x9e3779b1u) >> 24;
+	uint64_t v;
+
+	if (info_valid[h] && info_key[h] == m)
+		return info_val[h];
+	v = qemu_plugin_mem_size_shift(m) & DBTP_MEM_SIZE_SHIFT_MASK;
+
+	if (qemu_plugin_mem_is_store(m))
+		v |= DBTP_MEM_STORE;
+	if (qemu_plugin_mem_is_sign_extended(m))
+		v |= DBTP_MEM_SIGNED;
+	if (qemu_plugin_mem_is_big_endian(m))
+		v |= DBTP_MEM_BIG_ENDIAN;
+	info_key[h] = m;
+	info_val[h] = (uint8_t)v;
+	info_valid[h] = 1;
+	return v;
+}
+
+static void write_chunk(struct item *it)
+{
+	take_pending_blocks();
+	if (mode == DBTP_MODE_MEM) {
+		/* Translate QEMU's meminfo into ours, in place. */
+		for (size_t i = 0; i < it->n; i++) {
+			uint64_t w = it->words[i];
+
+			switch (w & 3) {
+			case DBTP_RAW_MEM:
+				it->words[i] = mem_info(w >> 2) << 2 |
+					       DBTP_RAW_MEM;
+				i++;
+				break;
+			case DBTP_RAW_SYSCALL:
+				i += 6;
+				break;
+			case DBTP_RAW_SYSRET:
+				i++;
+				break;
+			}
+		}
+	}
+	ebuf.len = 0;
+	if (dbtp_enc_chunk(&it->t->enc, it->t->num, it->t->tid, it->words,
+			   it->n, it->exit_reason, ninsns_of, NULL, &ebuf) ||
+	    dbtp_frame_put(&obuf, DBTP_REC_EVENTS, ebuf.p, ebuf.len, zctx,
+			   zlevel)) {
+		complain("dbtprof plugin: cannot encode a chunk of thread %u",
+			 it->t->num);
+		write_errno = write_errno ? write_errno : ENOMEM;
+	}
+	out_flush();
+}
+
+static void *writer_main(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&q_mu);
+	for (;;) {
+		struct item *it;
+
+		while (!q_head && !q_stop)
+			pthread_cond_wait(&q_nonempty, &q_mu);
+		if (!q_head)
+			break;
+		it = q_head;
+		q_head = it->next;
+		if (!q_head)
+			q_tail = NULL;
+		pthread_mutex_unlock(&q_mu);
+		write_chunk(it);
+		pthread_mutex_lock(&q_mu);
+		if (nfree_bufs < (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
+			free_bufs[nfree_bufs++] = it->words;
+		else
+			free(it->words);
+		it->next = q_free_items;
+		q_free_items = it;
+		q_len--;
+		pthread_cond_broadcast(&q_space);
+	}
+	pthread_mutex_unlock(&q_mu);
+	return NULL;
+}
+
+static uint64_t *buf_alloc(void)
+{
+	return malloc((chunk_words + SLACK + 64) * sizeof(uint64_t));
+}
+
+/* Hand @t's buffer to the writer and give @t an empty one.  Under t->mu. */
+static void hand_over(struct thr *t, int exit_reason)
+{
+	struct item *it;
+	uint64_t *fresh;
+
+	pthread_mutex_lock(&q_mu);
+	while (q_len >= MAX_QUEUED)
+		pthread_cond_wait(&q_space, &q_mu);
+	it = q_free_items;
+	if (it)
+		q_free_items = it->next;
+	else
+		it = malloc(sizeof(*it));
+	fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
+	pthread_mutex_unlock(&q_mu);
+	if (!fresh)
+		fresh = buf_alloc();
+	if (!it || !fresh) {
+		complain("dbtprof plugin: out of memory for event buffers");
+		abort();
+	}
+	it->t = t;
+	it->words = t->buf;
+	it->n = t->n;
+	it->exit_reason = exit_reason;
+	it->next = NULL;
+	pthread_mutex_lock(&q_mu);
+	if (q_tail)
+		q_tail->next = it;
+	else
+		q_head = it;
+	q_tail = it;
+	q_len++;
+	pthread_cond_signal(&q_nonempty);
+	pthread_mutex_unlock(&q_mu);
+	t->buf = fresh;
+	t->n = 0;
+}
+
+/* --- threads ----------------------------------------------------------- */
+
+static struct thr *thr_new(void)
+{
+	struct thr *t = calloc(1, sizeof(*t));
+
+	if (!t || !(t->buf = buf_alloc())) {
+		complain("dbtprof plugin: out of memory for a new thread");
+		abort();
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	t->tid = (uint64_t)syscall(SYS_gettid);
+	t->limit = chunk_words;
+	t->hard = chunk_words + SLACK;
+	if (forked_child) {
+		t->frozen = 1;
+		t->limit = t->hard = 0;
+	} else {
+		pthread_mutex_lock(&thr_mu);
+		t->num = nthreads++;
+		nalive++;
+		t->next = threads;
+		threads = t;
+		pthread_mutex_unlock(&thr_mu);
+	}
+	tls_thr = t;
+	return t;
+}
+
+/* Buffer full, or the thread frozen at process exit: the rare path. */
+static __attribute__((noinline)) void thr_slow(struct thr *t)
+{
+	pthread_mutex_lock(&t->mu);
+	if (t->frozen) {
+		t->buf = scratch;
+		t->n = 0;
+	} else {
+		hand_over(t, -1);
+	}
+	pthread_mutex_unlock(&t->mu);
+}
+
+static inline struct thr *thr_cur(void)
+{
+	struct thr *t = tls_thr;
+
+	return likely(t) ? t : thr_new();
+}
+
+static void on_tb_exec(unsigned int vcpu, void *udata)
+{
+	struct thr *t = thr_cur();
+
+	(void)vcpu;
+	if (unlikely(t->n >= __atomic_load_n(&t->limit, __ATOMIC_RELAXED)))
+		thr_slow(t);
+	t->buf[t->n++] = (uint64_t)(uintptr_t)udata << 2 | DBTP_RAW_BLOCK;
+}
+
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
+		   uint64_t vaddr, void *udata)
+{
+	struct thr *t = thr_cur();
+	size_t n = t->n;
+
+	(void)vcpu;
+	(void)udata;
+	t->buf[n] = (uint64_t)info << 2 | DBTP_RAW_MEM;
+	t->buf[n + 1] = vaddr;
+	t->n = n + 2;
+	if (unlikely(t->n >= __atomic_load_n(&t->hard, __ATOMIC_RELAXED)))
+		thr_slow(t);
+}
+
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+	struct thr *t = thr_cur();
+	uint64_t *w;
+
+	(void)id;
+	(void)vcpu;
+	(void)a7;
+	(void)a8;
+	if (t->n + 8 >= t->hard)
+		thr_slow(t);
+	w = t->buf + t->n;
+	w[0] = (uint64_t)num << 2 | DBTP_RAW_SYSCALL;
+	w[1] = a1;
+	w[2] = a2;
+	w[3] = a3;
+	w[4] = a4;
+	w[5] = a5;
+	w[6] = a6;
+	t->n += 7;
+	if (num == nr_exit_group) {
+		exit_seen = 1;
+		exit_code = a1;
+	}
+	if (num == nr_exit) {
+		/* The thread ends here; what it did is complete. */
+		pthread_mutex_lock(&t->mu);
+		if (!t->frozen) {
+			hand_over(t, DBTP_EXIT_THREAD);
+			t->exited = 1;
+			t->frozen = 1;
+			__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&t->mu);
+		pthread_mutex_lock(&thr_mu);
+		if (--nalive == 0) { /* the last thread: the process exits */
+			exit_seen = 1;
+			exit_code = a1;
+		}
+		pthread_mutex_unlock(&thr_mu);
+	}
+}
+
+/* Count mode keeps no per-thread state; it only notes how the process ends. */
+static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
+			     int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+			     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+			     uint64_t a8)
+{
+	(void)id, (void)vcpu, (void)a2, (void)a3, (void)a4, (void)a5;
+	(void)a6, (void)a7, (void)a8;
+	if (num == nr_exit_group || num == nr_exit) {
+		exit_seen = 1;
+		exit_code = a1;
+	}
+}
+
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
+			   int64_t num, int64_t ret)
+{
+	struct thr *t = thr_cur();
+
+	(void)id;
+	(void)vcpu;
+	if (t->n + 2 >= t->hard)
+		thr_slow(t);
+	t->buf[t->n] = (uint64_t)num << 2 | DBTP_RAW_SYSRET;
+	t->buf[t->n + 1] = (uint64_t)ret;
+	t->n += 2;
+}
+
+/* --- start and end ----------------------------------------------------- */
+
+static void write_end(void)
+{
+	uint64_t total = 0;
+
+	for (struct thr *t = threads; t; t = t->next)
+		total += t->enc.blocks;
+	ebuf.len = 0;
+	if (dbtp_buf_reserve(&ebuf, 80))
+		return;
+	dbtp_put_varint(&ebuf, exit_seen ? DBTP_END_EXIT : DBTP_END_SIGNAL);
+	dbtp_put_varint(&ebuf, exit_seen ? exit_code : 0);
+	dbtp_put_varint(&ebuf, nthreads);
+	dbtp_put_varint(&ebuf, total);
+	dbtp_put_varint(&ebuf, nblk);
+	dbtp_put_varint(&ebuf, nfiles);
+	dbtp_frame_put(&obuf, DBTP_REC_END, ebuf.p, ebuf.len, NULL, 0);
+}
+
+static void write_counts(void)
+{
+	ebuf.len = 0;
+	if (dbtp_buf_reserve(&ebuf, 20 + (size_t)nblk * 10))
+		return;
+	dbtp_put_varint(&ebuf, 0);
+	dbtp_put_varint(&ebuf, nblk);
+	for (uint32_t i = 0; i < nblk; i++)
+		dbtp_put_varint(&ebuf, blk_get(i)->count);
+	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
+}
+
+static void on_exit_cb(qemu_plugin_id_t id, void *p)
+{
+	(void)id;
+	(void)p;
+	if (forked_child || out_fd < 0)
+		return;
+	if (mode == DBTP_MODE_COUNT) {
+		take_pending_blocks();
+		write_counts();
+	} else {
+		/* Freeze every thread and queue what it still holds. */
+		pthread_mutex_lock(&thr_mu);
+		for (struct thr *t = threads; t; t = t->next) {
+			pthread_mutex_lock(&t->mu);
+			if (!t->frozen) {
+				t->frozen = 1;
+				__atomic_store_n(&t->limit, 0,
+						 __ATOMIC_RELAXED);
+				__atomic_store_n(&t->hard, 0,
+						 __ATOMIC_RELAXED);
+				hand_over(t, DBTP_EXIT_PROCESS);
+				t->buf = scratch;
+				t->n = 0;
+			}
+			pthread_mutex_unlock(&t->mu);
+		}
+		pthread_mutex_unlock(&thr_mu);
+		pthread_mutex_lock(&q_mu);
+		q_stop = 1;
+		pthread_cond_signal(&q_nonempty);
+		pthread_mutex_unlock(&q_mu);
+		if (writer_started)
+			pthread_join(writer, NULL);
+		take_pending_blocks();
+	}
+	write_end();
+	out_flush();
+	close(out_fd);
+	out_fd = -1;
+}
+
+static void atfork_child(void)
+{
+	struct thr *t = tls_thr;
+
+	forked_child = 1;
+	if (t) {
+		t->frozen = 1;
+		t->limit = t->hard = 0;
+		t->buf = scratch;
+		t->n = 0;
+		pthread_mutex_init(&t->mu, NULL);
+	}
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+}
+
+static int write_header(const char *target)
+{
+	/* The guest binary is not known yet at install time; the recorder
+	 * adds the command line in an INFO record. */
+	const char *kv[][2] = {
+		{"producer", "libdbtp-qemu"},
+		{"target", target},
+	};
+	uint64_t feat = 0;
+
+	if (mode != DBTP_MODE_COUNT)
+		feat |= DBTP_FEAT_SYSCALL;
+	if (mode == DBTP_MODE_MEM)
+		feat |= DBTP_FEAT_MEM;
+	ebuf.len = 0;
+	if (dbtp_buf_reserve(&ebuf, 64))
+		return -1;
+	dbtp_put_varint(&ebuf, DBTP_FORMAT_MAJOR);
+	dbtp_put_varint(&ebuf, DBTP_FORMAT_MINOR);
+	dbtp_put_varint(&ebuf, feat);
+	dbtp_put_varint(&ebuf, arch);
+	dbtp_put_varint(&ebuf, (uint64_t)mode);
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		size_t k = strlen(kv[i][0]), v = strlen(kv[i][1]);
+
+		if (dbtp_buf_reserve(&ebuf, k + v + 20))
+			return -1;
+		dbtp_put_varint(&ebuf, k);
+		dbtp_put_bytes(&ebuf, kv[i][0], k);
+		dbtp_put_varint(&ebuf, v);
+		dbtp_put_bytes(&ebuf, kv[i][1], v);
+	}
+	if (dbtp_buf_reserve(&obuf, DBTP_MAGIC_LEN))
+		return -1;
+	dbtp_put_bytes(&obuf, DBTP_MAGIC, DBTP_MAGIC_LEN);
+	if (dbtp_frame_put(&obuf, DBTP_REC_HEADER, ebuf.p, ebuf.len, NULL, 0))
+		return -1;
+	out_flush();
+	return write_errno ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	const char *out = NULL;
+	long fd = -1;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = strchr(a, '=');
+		char *end;
+
+		if (!v) {
+			complain("dbtprof plugin: argument '%s' is not key=value",
+				 a);
+			return -1;
+		}
+		v++;
+		if (!strncmp(a, "out=", 4)) {
+			out = v;
+		} else if (!strncmp(a, "fd=", 3)) {
+			fd = strtol(v, &end, 10);
+			if (*end || fd < 0) {
+				complain("dbtprof plugin: bad fd '%s'", v);
+				return -1;
+			}
+		} else if (!strncmp(a, "mode=", 5)) {
+			if (!strcmp(v, "count"))
+				mode = DBTP_MODE_COUNT;
+			else if (!strcmp(v, "blocks"))
+				mode = DBTP_MODE_BLOCKS;
+			else if (!strcmp(v, "mem"))
+				mode = DBTP_MODE_MEM;
+			else {
+				complain("dbtprof plugin: unknown mode '%s' "
+					 "(count, blocks or mem)",
+					 v);
+				return -1;
+			}
+		} else if (!strncmp(a, "chunk=", 6)) {
+			long c = strtol(v, &end, 10);
+
+			if (*end || c < 64 || c > (1l << 24)) {
+				complain("dbtprof plugin: chunk must be 64.."
+					 "16777216 words");
+				return -1;
+			}
+			chunk_words = (size_t)c;
+		} else if (!strncmp(a, "zstd=", 5)) {
+			long l = strtol(v, &end, 10);
+
+			if (*end || l < 0 || l > 19) {
+				complain("dbtprof plugin: zstd level must be "
+					 "0..19");
+				return -1;
+			}
+			zlevel = (int)l;
+		} else {
+			complain("dbtprof plugin: unknown argument '%s'", a);
+			return -1;
+		}
+	}
+	if (out && fd >= 0) {
+		complain("dbtprof plugin: give out= or fd=, not both");
+		return -1;
+	}
+	if (out) {
+		out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		if (out_fd < 0) {
+			complain("dbtprof plugin: cannot create %s: %s", out,
+				 strerror(errno));
+			return -1;
+		}
+	} else if (fd >= 0) {
+		out_fd = (int)fd;
+		if (fcntl(out_fd, F_SETFD, FD_CLOEXEC) < 0) {
+			complain("dbtprof plugin: fd %ld is not open", fd);
+			return -1;
+		}
+	} else {
+		complain("dbtprof plugin: no output: give out=PATH or fd=N");
+		return -1;
+	}
+	return 0;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info, int argc,
+					   char **argv)
+{
+	if (info->system_emulation) {
+		complain("dbtprof plugin: only user-mode emulation "
+			 "(qemu-x86_64, qemu-aarch64) is supported");
+		return -1;
+	}
+	arch = dbtp_arch_from_name(info->target_name);
+	if (arch == DBTP_ARCH_X86_64) {
+		nr_exit = 60;
+		nr_exit_group = 231;
+	} else if (arch == DBTP_ARCH_AARCH64) {
+		nr_exit = 93;
+		nr_exit_group = 94;
+	} else {
+		complain("dbtprof plugin: guest architecture '%s' is not "
+			 "supported (x86_64, aarch64)",
+			 info->target_name);
+		return -1;
+	}
+	if (parse_args(argc, argv))
+		return -1;
+	if (zlevel && !(zctx = ZSTD_createCCtx())) {
+		complain("dbtprof plugin: out of memory");
+		return -1;
+	}
+	if (write_header(info->target_name))
+		return -1;
+	if (mode != DBTP_MODE_COUNT) {
+		scratch = buf_alloc();
+		if (!scratch || pthread_create(&writer, NULL, writer_main, NULL)) {
+			complain("dbtprof plugin: cannot start the writer");
+			return -1;
+		}
+		writer_started = 1;
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+		qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+	} else {
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
+	}
+	pthread_atfork(NULL, NULL, atfork_child);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+	return 0;
+}
