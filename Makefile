@@ -75,11 +75,17 @@ $(B)/guests/c-aarch64/%: tests/guests/c/%.c
 	@mkdir -p $(@D)
 	$(AARCH64_CC) -O1 -pthread $(WARN) -o $@ $<
 
+# Fuzz harnesses built as plain programs that replay saved inputs.
+REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/fuzz-%.c=$(B)/tests/replay-%)
+$(B)/tests/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(B)/libdbtp.a
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/replay.c $(B)/libdbtp.a $(LDLIBS)
+
 guests: $(GUEST_X86) $(GUEST_A64) $(GUEST_C) $(GUEST_CA64)
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(REPLAY_BINS)
 
 check: all unit guests
-	@sh tests/run.sh
+	@B=$(B) sh tests/run.sh
 
 asan:
 	$(MAKE) B=build-asan CC=clang \
@@ -89,8 +95,8 @@ asan:
 # Under ASan the plugin stays uninstrumented (QEMU is not built with ASan);
 # the suite below runs every unit test, fuzz replay and CLI test.
 check-asan: $(B)/dbtprof unit guests
-	@$(MAKE) --no-print-directory B=build all CFLAGS="-O2 -g" LDFLAGS=
-	@DBTPROF=$(B)/dbtprof DBTPROF_PLUGIN=build/libdbtp-qemu.so B=$(B) sh tests/run.sh
+	@$(MAKE) --no-print-directory B=build CC=cc all CFLAGS="-O2 -g" LDFLAGS=
+	@DBTPROF_PLUGIN=$(CURDIR)/build/libdbtp-qemu.so B=$(B) sh tests/run.sh
 
 demo: deps all
 	@sh tools/demo.sh

@@ -248,6 +248,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		json_u64(&j, "format_minor", in->minor);
 		json_str(&j, "command", dbtp_trace_get(s.t, "command"));
 		json_str(&j, "qemu_version", dbtp_trace_get(s.t, "qemu_version"));
+		json_str(&j, "qemu_command", dbtp_trace_get(s.t, "qemu_command"));
 		json_str(&j, "cpu", dbtp_trace_get(s.t, "cpu"));
 		json_str(&j, "env_digest", dbtp_trace_get(s.t, "env_digest"));
 		json_obj(&j, "end");
@@ -424,7 +425,9 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		       s.insns ? 100.0 * (double)s.fns[i].insns /
 					 (double)s.insns
 			       : 0.0,
-		       fmt_u64(s.fns[i].insns, n1), s.fns[i].name,
+		       fmt_u64(s.fns[i].insns, n1),
+		       strcmp(s.fns[i].name, "?") ? s.fns[i].name
+						  : "(no symbol)",
 		       s.fns[i].file ? dbtp_basename(s.fns[i].file)
 				     : "(anonymous)");
 	printf("\nhottest blocks (by instructions executed)\n");
@@ -434,13 +437,18 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		size_t off = 0;
 
 		dbtp_symbolize(cache, s.t, b, 0, &sym);
-		printf("  %5.1f%% 0x%-12" PRIx64 " %s executions x %u insns  "
-		       "%s+0x%" PRIx64 " (%s)\n",
+		printf("  %5.1f%% 0x%-12" PRIx64 " %s executions x %u insns  ",
 		       s.insns ? 100.0 * (double)hot[i].insns / (double)s.insns
 			       : 0.0,
-		       b->vaddr, fmt_u64(s.execs[b->id], n1), b->ninsns,
-		       sym.name ? sym.name : "?", sym.delta,
-		       sym.file ? dbtp_basename(sym.file) : "anonymous");
+		       b->vaddr, fmt_u64(s.execs[b->id], n1), b->ninsns);
+		if (sym.name)
+			printf("%s+0x%" PRIx64 " (%s)\n", sym.name, sym.delta,
+			       dbtp_basename(sym.file));
+		else if (sym.file)
+			printf("%s+0x%" PRIx64 "\n", dbtp_basename(sym.file),
+			       b->offset);
+		else
+			printf("(anonymous)\n");
 		for (uint32_t k = 0; dis && k < b->ninsns; k++) {
 			char text[160];
 

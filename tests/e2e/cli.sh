@@ -1,0 +1,58 @@
+#!/bin/sh
+# The command line: help for every command, clear errors, the guest's stdio
+# and status passing through, dynamic AArch64 programs, pipes.
+. tests/e2e/lib.sh
+
+for c in record stats dump verify; do
+	eq "$c --help" 0 "$(status "$DBTPROF" $c --help)"
+	contains "$c --help" "usage: dbtprof $c" "$("$DBTPROF" $c --help)"
+	eq "$c bad option" 2 "$(status "$DBTPROF" $c --no-such-option x)"
+done
+eq "dbtprof --help" 0 "$(status "$DBTPROF" --help)"
+eq "unknown command" 2 "$(status "$DBTPROF" frobnicate)"
+eq "no args" 2 "$(status "$DBTPROF")"
+
+set +e
+out=$("$DBTPROF" record -o "$T/x.trace" -- /no/such/program 2>&1)
+s=$?
+set -e
+eq "missing program status" 125 "$s"
+contains "missing program" "program not found" "$out"
+printf '#!/bin/sh\necho hi\n' >"$T/script.sh"
+chmod +x "$T/script.sh"
+contains "not ELF" "not an ELF" "$("$DBTPROF" record -o "$T/x.trace" -- "$T/script.sh" 2>&1 || true)"
+eq "no output" 2 "$(status "$DBTPROF" record -- "$G/x86_64/loop")"
+eq "bad mode" 2 "$(status "$DBTPROF" record -m fast -o "$T/x.trace" -- "$G/x86_64/loop")"
+contains "missing qemu" "QEMU not found" \
+	"$("$DBTPROF" record --qemu /no/qemu -o "$T/x.trace" -- "$G/x86_64/loop" 2>&1 || true)"
+
+# stdout, stderr and status pass through.
+out=$("$DBTPROF" record -q -o "$T/s.trace" -- "$G/x86_64/syscalls" 2>/dev/null || true)
+eq "guest stdout" "hello" "$out"
+eq "guest status" 3 "$(rec "$T/s.trace" "$G/x86_64/syscalls")"
+eq "nested status" 7 "$(rec "$T/n.trace" "$G/x86_64/nested")"
+out=$("$DBTPROF" record -q -o "$T/e.trace" -- /bin/sh -c 'echo out; echo err >&2; exit 5' 2>"$T/err") || true
+eq "sh stdout" out "$out"
+eq "sh stderr" err "$(cat "$T/err")"
+eq "sh status" 5 "$(rec "$T/e.trace" /bin/sh -c 'exit 5')"
+echo "piped input" | "$DBTPROF" record -q -o "$T/cat.trace" -- cat >"$T/cat.out"
+eq "guest stdin" "piped input" "$(cat "$T/cat.out")"
+
+# A dynamically linked AArch64 program runs with Debian's cross sysroot.
+out=$("$DBTPROF" record -q -o "$T/a.trace" -- "$G/c-aarch64/hello")
+eq "aarch64 hello" "hello from guest" "$out"
+eq "aarch64 arch" aarch64 "$(js "$T/a.trace" .arch)"
+contains "aarch64 qemu" "-L /usr/aarch64-linux-gnu" "$(js "$T/a.trace" .qemu_command)"
+eq "aarch64 missing sysroot" 125 \
+	"$(status "$DBTPROF" record --sysroot /nonexistent -o "$T/b.trace" -- "$G/c-aarch64/hello")"
+
+# A trace read from a pipe gives the same numbers as from the file.
+eq "stdin trace" "$(js "$T/n.trace" .instructions)" \
+	"$("$DBTPROF" stats --json - <"$T/n.trace" | jq -r .instructions)"
+
+# dump: threads, limits, syscalls by name.
+eq "dump limit" 5 "$("$DBTPROF" dump --limit 5 "$T/s.trace" | wc -l)"
+contains "dump syscall" "syscall 1 write 0x1" "$("$DBTPROF" dump "$T/s.trace")"
+contains "dump sysret" "sysret 3 close = -9" "$("$DBTPROF" dump "$T/s.trace")"
+contains "dump blocks" "syscall" "$("$DBTPROF" dump --blocks "$T/s.trace")"
+done_ok

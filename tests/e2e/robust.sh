@@ -1,0 +1,80 @@
+#!/bin/sh
+# Crashing and killed guests leave readable traces; corrupt, truncated and
+# unwritable traces end in one clear line and the documented exit status.
+. tests/e2e/lib.sh
+
+# A guest that segfaults mid-run: the trace verifies up to its last whole
+# record, and verify says it was cut short by signal 11.
+eq "segv record status" 139 "$(rec "$T/segv.trace" "$G/x86_64/segv")"
+set +e
+out=$("$DBTPROF" verify "$T/segv.trace" 2>&1)
+s=$?
+set -e
+eq "segv verify status" 3 "$s"
+contains "segv verify" "killed by signal 11" "$out"
+eq "segv stats end" "signaled 11" \
+	"$(js "$T/segv.trace" '.end.status + " " + (.end.value|tostring)')"
+
+# A guest killed by SIGKILL while running.
+"$DBTPROF" record -q -o "$T/kill.trace" -- "$G/x86_64/spin" &
+pid=$!
+sleep 1
+pkill -KILL -f "qemu-x86_64 .*$G/x86_64/spin" || fail "spin guest not found"
+set +e
+wait $pid
+s=$?
+set -e
+eq "killed record status" 137 "$s"
+set +e
+out=$("$DBTPROF" verify "$T/kill.trace" 2>&1)
+s=$?
+set -e
+eq "killed verify status" 3 "$s"
+contains "killed verify" "no END record" "$out"
+contains "killed verify" "killed by signal 9" "$out"
+
+# A complete trace verifies (status 0); every corrupt byte and torn tail
+# is reported with the file and offset (status 1).
+eq "loop record" 0 "$(rec "$T/ok.trace" "$G/x86_64/loop")"
+eq "verify ok" 0 "$(status "$DBTPROF" verify "$T/ok.trace")"
+size=$(stat -c %s "$T/ok.trace")
+for off in 3 20 40 $((size / 2)) $((size - 5)); do
+	cp "$T/ok.trace" "$T/bad.trace"
+	printf '\377' | dd of="$T/bad.trace" bs=1 seek=$off conv=notrunc 2>/dev/null
+	set +e
+	out=$("$DBTPROF" verify "$T/bad.trace" 2>&1)
+	s=$?
+	set -e
+	eq "corrupt at $off: status" 1 "$s"
+	contains "corrupt at $off" "$T/bad.trace" "$out"
+	eq "corrupt at $off: one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+	eq "stats on corrupt" 1 "$(status "$DBTPROF" stats "$T/bad.trace")"
+done
+head -c $((size - 7)) "$T/ok.trace" >"$T/cut.trace"
+set +e
+out=$("$DBTPROF" verify "$T/cut.trace" 2>&1)
+s=$?
+set -e
+eq "torn tail status" 1 "$s"
+contains "torn tail" "truncated" "$out"
+contains "torn tail" "offset" "$out"
+printf 'not a trace at all\n' >"$T/text.trace"
+contains "not a trace" "bad magic" "$("$DBTPROF" verify "$T/text.trace" 2>&1 || true)"
+: >"$T/empty.trace"
+eq "empty trace" 1 "$(status "$DBTPROF" verify "$T/empty.trace")"
+eq "missing trace" 1 "$(status "$DBTPROF" stats "$T/nope.trace")"
+
+# Output problems: full disk, unwritable path.
+set +e
+out=$("$DBTPROF" record -q -o /dev/full -- "$G/x86_64/loop" 2>&1)
+s=$?
+set -e
+eq "disk full status" 125 "$s"
+contains "disk full" "No space left on device" "$out"
+set +e
+out=$("$DBTPROF" record -o /nonexistent/dir/x.trace -- "$G/x86_64/loop" 2>&1)
+s=$?
+set -e
+eq "unwritable status" 125 "$s"
+contains "unwritable" "cannot create /nonexistent/dir/x.trace" "$out"
+done_ok

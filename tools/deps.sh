@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install the Debian packages dbtprof needs to build, test and benchmark.
+# Only what is missing is installed; nothing is fetched from anywhere else.
+set -eu
+PKGS="make gcc pkg-config libzstd-dev libcapstone-dev qemu-user
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross jq valgrind clang
+libclang-rt-14-dev xz-utils lua5.4 sqlite3 pigz time"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+echo "deps: installing$missing"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
