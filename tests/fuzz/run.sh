@@ -1,0 +1,18 @@
+#!/bin/sh
+# make fuzz: run each libFuzzer harness for FUZZ_SECONDS (default 60) from
+# its corpus; new crashers are written to tests/fuzz/regress/NAME/ (replayed
+# by make check from then on).
+set -eu
+S=${FUZZ_SECONDS:-60}
+B=build-fuzz
+mkdir -p "$B"
+for src in tests/fuzz/fuzz-*.c; do
+	n=$(basename "$src" .c)
+	n=${n#fuzz-}
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-Iinclude -Ilib "$src" lib/*/*.c -o "$B/fuzz-$n" -lzstd -lcapstone -lpthread
+	mkdir -p "$B/corpus-$n" "tests/fuzz/regress/$n"
+	echo "fuzz-$n: ${S}s"
+	"$B/fuzz-$n" -max_total_time="$S" -artifact_prefix="tests/fuzz/regress/$n/" \
+		"$B/corpus-$n" "tests/fuzz/corpus/$n"
+done
