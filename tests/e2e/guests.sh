@@ -8,6 +8,10 @@
 . tests/e2e/lib.sh
 EXP=tests/guests/expected.txt
 SKIP=' vcpu_index stack addr insns_retired blocks_completed fault '
+# QEMU 7.2 runs no plugin exit callback when a guest dies of a signal: the
+# events still buffered are lost (doc/design.md), so only how a crashing
+# guest ends is compared here; tests/e2e/robust.sh checks its trace.
+CRASHERS=' x86_64/segv aarch64/segv '
 
 num() { # a decimal, negative or hex number as bash sees it
 	echo $(($1))
@@ -39,7 +43,7 @@ facts() { # GUEST_BINARY TRACE -> "KEY VALUE" lines on stdout
 	}
 	$2 == "syscall" {
 		t = ord[$1]; nsys++
-		sc[t] = (t in sc ? sc[t] "," : "") $3
+		if (t in sc) sc[t] = sc[t] "," $3; else sc[t] = $3
 		nr[nsys] = $3; nm[nsys] = $4
 		args[nsys] = $5 " " $6 " " $7 " " $8 " " $9 " " $10
 		last[t] = nsys; ret[nsys] = "none"
@@ -60,7 +64,7 @@ facts() { # GUEST_BINARY TRACE -> "KEY VALUE" lines on stdout
 		for (i = 1; i <= ncl; i++) print "clone" i ".flags " cl[i]
 		if (ncl) print "clone.flags " cl[1]
 		if (mkall) { print "marker.symbol " mksym; print "marker.insns " mkins; print "marker.execs " mkall }
-		for (t in mk) if (t > 0) print "worker" (t - 1) ".marker_execs " mk[t]
+		for (t in mk) { print "thread" t ".marker_execs " mk[t]; if (t > 0) print "worker" (t - 1) ".marker_execs " mk[t] }
 	}' "$T/dump"
 	while read -r num parent cb ci insns blocks; do
 		o=$(awk -v n="$num" '$1 == n { print $2 }' "$T/map")
@@ -115,6 +119,7 @@ for g in $guests; do
 		[ "$eg" = "$g" ] || continue
 		base=${key##*.}
 		case "$SKIP" in *" $base "* | *" ${key%%.*} "*) continue ;; esac
+		case "$CRASHERS" in *" $g "*) [ "$key" = signal ] || continue ;; esac
 		compare "$g" "$key" "$val" "$T/facts"
 	done < <(grep -v '^#' "$EXP")
 	nguests=$((nguests + 1))

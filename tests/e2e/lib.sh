@@ -4,6 +4,7 @@ set -eu
 B=${B:-build}
 DBTPROF=${DBTPROF:-$B/dbtprof}
 G=$B/guests
+ulimit -c 0 # QEMU writes core files for crashing guests otherwise
 T=$(mktemp -d /tmp/dbtprof-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 checks=0
