@@ -38,7 +38,7 @@ for r in "$B"/tests/replay-*; do
 done
 for e in tests/e2e/*.sh; do
 	[ "$(basename "$e")" = lib.sh ] && continue
-	run "e2e/$(basename "$e" .sh)" sh "$e"
+	run "e2e/$(basename "$e" .sh)" bash "$e"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

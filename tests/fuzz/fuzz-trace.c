@@ -3,7 +3,9 @@
  * fuzz-trace.c - libFuzzer harness for the trace reader: any bytes must end
  * in a clean end or an error, never a crash, a leak or an endless loop.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>

@@ -6,10 +6,10 @@ set -eu
 S=${FUZZ_SECONDS:-60}
 B=build-fuzz
 mkdir -p "$B"
-for src in tests/fuzz/fuzz-*.c; do
+for src in ${FUZZ_ONLY:-tests/fuzz/fuzz-*.c}; do
 	n=$(basename "$src" .c)
 	n=${n#fuzz-}
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fsanitize=fuzzer,address,undefined \
 		-Iinclude -Ilib "$src" lib/*/*.c -o "$B/fuzz-$n" -lzstd -lcapstone -lpthread
 	mkdir -p "$B/corpus-$n" "tests/fuzz/regress/$n"
 	echo "fuzz-$n: ${S}s"
