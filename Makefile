@@ -1,6 +1,7 @@
 # dbtprof - build, test and demo.  `make help` lists the targets.
 CC       ?= cc
 AARCH64_CC ?= aarch64-linux-gnu-gcc
+GUEST_CC ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -fPIC $(WARN)
@@ -61,7 +62,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libdbtp.a
 
 $(B)/guests/x86_64/%: tests/guests/x86_64/%.S
 	@mkdir -p $(@D)
-	$(CC) -nostdlib -static -no-pie -o $@ $<
+	$(GUEST_CC) -nostdlib -static -no-pie -o $@ $<
 
 $(B)/guests/aarch64/%: tests/guests/aarch64/%.S
 	@mkdir -p $(@D)
@@ -69,7 +70,7 @@ $(B)/guests/aarch64/%: tests/guests/aarch64/%.S
 
 $(B)/guests/c/%: tests/guests/c/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -pthread $(WARN) -o $@ $<
+	$(GUEST_CC) -O1 -pthread $(WARN) -o $@ $<
 
 $(B)/guests/c-aarch64/%: tests/guests/c/%.c
 	@mkdir -p $(@D)

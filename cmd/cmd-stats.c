@@ -152,7 +152,8 @@ static int collect_fns(struct stats *s, dbtp_symcache *cache)
 		s->fns[i].insns += s->execs[id] * b->ninsns;
 		s->fns[i].execs += s->execs[id];
 	}
-	qsort(s->fns, s->nfns, sizeof(*s->fns), by_insns_desc);
+	if (s->nfns)
+		qsort(s->fns, s->nfns, sizeof(*s->fns), by_insns_desc);
 	return 0;
 }
 
@@ -227,7 +228,8 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		hot[nhot].insns = s.execs[id] * dbtp_trace_block(s.t, id)->ninsns;
 		nhot++;
 	}
-	qsort(hot, nhot, sizeof(*hot), hot_desc);
+	if (nhot)
+		qsort(hot, nhot, sizeof(*hot), hot_desc);
 	if (collect_fns(&s, cache))
 		goto nomem;
 	if (disasm && dbtp_disasm_open(&dis, in->arch, &err)) {

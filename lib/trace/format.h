@@ -20,6 +20,8 @@
 
 #define DBTP_FRAME_LEN 16
 #define DBTP_MAX_PAYLOAD (64u << 20) /* stored or decoded, per record */
+#define DBTP_MAX_CHUNK_WORDS (1u << 24) /* raw words a chunk can hold */
+#define DBTP_MAX_CHUNK_BLOCKS (DBTP_MAX_CHUNK_WORDS + (1u << 16)) /* + slack */
 
 /* Record types. */
 enum {

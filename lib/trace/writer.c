@@ -90,6 +90,8 @@ int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 	w->arch = arch;
 	w->mode = mode;
 	w->chunk = chunk_events ? chunk_events : 65536;
+	if (w->chunk > DBTP_MAX_CHUNK_WORDS)
+		w->chunk = DBTP_MAX_CHUNK_WORDS;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		dbtp_err_set(err, errno, "%s: %s", path, strerror(errno));

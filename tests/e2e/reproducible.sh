@@ -11,7 +11,7 @@ printf 'local s = 0\nfor i = 1, 20000 do s = s + i %% 7 end\nprint(s)\n' >"$T/p.
 same() { # NAME PROGRAM ARGS...
 	name=$1
 	shift
-	(cd "$T/a/deeper/still" && env -i PATH="$PATH" X=1 "$D/$DBTPROF" record -q \
+	(cd "$T/a/deeper/still" && env -i PATH="$PATH" DBTPROF_PLUGIN="${DBTPROF_PLUGIN:-}" X=1 "$D/$DBTPROF" record -q \
 		-o "$T/1.trace" -- "$@" >"$T/1.out")
 	(cd "$T/b" && env BIG="$(head -c 20000 /dev/zero | tr '\0' x)" HOME=/elsewhere \
 		"$D/$DBTPROF" record -q -o "$T/2.trace" -- "$@" >"$T/2.out")
