@@ -44,7 +44,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 #define DEFAULT_CHUNK (1u << 16) /* words */
 #define SLACK 8192		 /* words: room for one block's accesses */
 #define MAX_QUEUED 16		 /* chunks waiting for the writer */
-#define PAGE_BLOCKS 4096
+#define PAGE_BLOCKS DBTP_NI_PAGE
 #define MAX_PAGES (1u << 16)
 
 /* --- block table ------------------------------------------------------- */
@@ -58,6 +58,7 @@ struct blk {
 };
 
 static struct blk *blk_pages[MAX_PAGES];
+static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 static uint32_t nblk;		 /* ids handed out */
 static uint32_t nblk_written;	 /* ids whose description is in the output */
 static struct blk **blk_hash;	 /* by vaddr and content */
@@ -88,14 +89,18 @@ static uint32_t nfiles;
 /* --- threads ----------------------------------------------------------- */
 
 struct thr {
-	uint64_t *buf; /* hot: written by the guest thread only */
+	/* Hot: the guest thread's, on a cache line of their own. */
+	_Alignas(64) uint64_t *buf;
 	size_t n, limit, hard;
-	pthread_mutex_t mu; /* slow path and freeze */
+	/* Rare: slow path, freeze, identity. */
+	_Alignas(64) pthread_mutex_t mu;
 	int frozen, exited;
 	uint32_t num;
 	uint64_t tid;
-	struct dbtp_enc enc; /* writer thread only */
 	struct thr *next;
+	/* The writer thread's: apart, or every chunk it encodes would pull
+	 * the hot line away from the guest thread. */
+	_Alignas(64) struct dbtp_enc enc;
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
@@ -355,7 +360,8 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	if (!blk_pages[id / PAGE_BLOCKS]) {
 		blk_pages[id / PAGE_BLOCKS] =
 			calloc(PAGE_BLOCKS, sizeof(struct blk));
-		if (!blk_pages[id / PAGE_BLOCKS])
+		ni_pages[id / PAGE_BLOCKS] = calloc(PAGE_BLOCKS, sizeof(uint16_t));
+		if (!blk_pages[id / PAGE_BLOCKS] || !ni_pages[id / PAGE_BLOCKS])
 			return UINT32_MAX;
 	}
 	b = blk_get(id);
@@ -366,6 +372,7 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	b->id = id;
 	b->vaddr = vaddr;
 	b->ninsns = (uint32_t)n;
+	ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] = (uint16_t)n;
 	b->nbytes = (uint32_t)nbytes;
 	b->hnext = *slot;
 	*slot = b;
@@ -431,12 +438,6 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 }
 
 /* --- the writer thread ------------------------------------------------- */
-
-static uint32_t ninsns_of(void *ctx, uint32_t id)
-{
-	(void)ctx;
-	return blk_get(id)->ninsns;
-}
 
 /* Move queued FILE and BLOCKS records to the output buffer. */
 static void take_pending_blocks(void)
@@ -521,7 +522,9 @@ static void write_chunk(struct item *it)
 	}
 	ebuf.len = 0;
 	if (dbtp_enc_chunk(&it->t->enc, it->t->num, it->t->tid, it->words,
-			   it->n, it->exit_reason, ninsns_of, NULL, &ebuf) ||
+			   it->n, it->exit_reason,
+			   (struct dbtp_ninsns){(uint16_t *const *)ni_pages},
+			   &ebuf) ||
 	    dbtp_frame_put(&obuf, DBTP_REC_EVENTS, ebuf.p, ebuf.len, zctx,
 			   zlevel)) {
 		complain("dbtprof plugin: cannot encode a chunk of thread %u",
@@ -615,8 +618,10 @@ static void hand_over(struct thr *t, int exit_reason)
 
 static struct thr *thr_new(void)
 {
-	struct thr *t = calloc(1, sizeof(*t));
+	struct thr *t = aligned_alloc(64, sizeof(*t));
 
+	if (t)
+		memset(t, 0, sizeof(*t));
 	if (!t || !(t->buf = buf_alloc())) {
 		complain("dbtprof plugin: out of memory for a new thread");
 		abort();

@@ -30,7 +30,7 @@ static uint64_t slot_key(uint32_t block, uint32_t idx)
 
 int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 		   const uint64_t *w, size_t n, int exit_reason,
-		   dbtp_ninsns_fn ninsns, void *ctx, struct dbtp_buf *out)
+		   struct dbtp_ninsns ninsns, struct dbtp_buf *out)
 {
 	struct dbtp_pred *p = &e->pred;
 	uint64_t run = 0, nblocks = 0, nmem = 0, nsys = 0;
@@ -52,13 +52,18 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 
 			if (val >= DBTP_NO_SUCC)
 				return -1;
-			if (prev != DBTP_NO_SUCC &&
-			    dbtp_pred_succ(p, prev) == id) {
+			if (prev < p->cap && p->succ[prev].gen == p->gen &&
+			    p->succ[prev].id == id) {
 				run++;
 			} else {
-				if (put_run(out, &run) ||
-				    dbtp_buf_reserve(out, 10))
+				if (out->cap - out->len < 32 &&
+				    dbtp_buf_reserve(out, 32))
 					return -1;
+				if (run) {
+					dbtp_put_varint(out,
+							run << 3 | DBTP_OP_RUN);
+					run = 0;
+				}
 				dbtp_put_varint(out,
 						(uint64_t)id << 3 | DBTP_OP_BLOCK);
 				if (prev != DBTP_NO_SUCC &&
@@ -68,7 +73,7 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 			prev = id;
 			idx = 0;
 			nblocks++;
-			e->insns += ninsns(ctx, id);
+			e->insns += dbtp_ninsns_get(ninsns, id);
 			break;
 		}
 		case DBTP_RAW_MEM: {

@@ -120,9 +120,13 @@ struct dbtp_slot {
 	uint32_t gen;
 };
 
+struct dbtp_succ {
+	uint32_t id, gen; /* predicted successor, valid if gen is current */
+};
+
 struct dbtp_pred {
 	uint32_t gen;
-	uint32_t *succ, *succ_gen; /* predicted successor of each block id */
+	struct dbtp_succ *succ; /* by block id */
 	size_t cap;
 	struct dbtp_slot *slots; /* open addressing, power-of-two size */
 	size_t nslots, used;
@@ -132,8 +136,24 @@ struct dbtp_pred {
 #define DBTP_NO_SUCC UINT32_MAX
 
 void dbtp_pred_reset(struct dbtp_pred *p);
-uint32_t dbtp_pred_succ(const struct dbtp_pred *p, uint32_t prev);
-int dbtp_pred_set_succ(struct dbtp_pred *p, uint32_t prev, uint32_t next);
+int dbtp_pred_grow(struct dbtp_pred *p, uint32_t id);
+
+static inline uint32_t dbtp_pred_succ(const struct dbtp_pred *p, uint32_t prev)
+{
+	if (prev >= p->cap || p->succ[prev].gen != p->gen)
+		return DBTP_NO_SUCC;
+	return p->succ[prev].id;
+}
+
+static inline int dbtp_pred_set_succ(struct dbtp_pred *p, uint32_t prev,
+				     uint32_t next)
+{
+	if (prev >= p->cap && dbtp_pred_grow(p, prev))
+		return -1;
+	p->succ[prev].id = next;
+	p->succ[prev].gen = p->gen;
+	return 0;
+}
 /** dbtp_pred_slot() - the slot of @key in this chunk, made if new; NULL on ENOMEM. */
 struct dbtp_slot *dbtp_pred_slot(struct dbtp_pred *p, uint64_t key, int *fresh);
 void dbtp_pred_free(struct dbtp_pred *p);
@@ -145,8 +165,21 @@ struct dbtp_enc {
 	uint64_t blocks, insns, mems, syscalls, chunks;
 };
 
-/** typedef dbtp_ninsns_fn - instruction count of block @id (for totals). */
-typedef uint32_t (*dbtp_ninsns_fn)(void *ctx, uint32_t id);
+/**
+ * struct dbtp_ninsns - instruction counts by block id, in pages of
+ * DBTP_NI_PAGE entries that never move (the plugin's writer thread reads
+ * them while guest threads add blocks).
+ */
+#define DBTP_NI_SHIFT 12
+#define DBTP_NI_PAGE (1u << DBTP_NI_SHIFT)
+struct dbtp_ninsns {
+	uint16_t *const *pages;
+};
+
+static inline uint32_t dbtp_ninsns_get(struct dbtp_ninsns t, uint32_t id)
+{
+	return t.pages[id >> DBTP_NI_SHIFT][id & (DBTP_NI_PAGE - 1)];
+}
 
 /**
  * dbtp_enc_chunk() - encode @n raw words of thread @thread (tid @tid) into
@@ -156,7 +189,7 @@ typedef uint32_t (*dbtp_ninsns_fn)(void *ctx, uint32_t id);
  */
 int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 		   const uint64_t *w, size_t n, int exit_reason,
-		   dbtp_ninsns_fn ninsns, void *ctx, struct dbtp_buf *out);
+		   struct dbtp_ninsns ninsns, struct dbtp_buf *out);
 void dbtp_enc_free(struct dbtp_enc *e);
 
 #endif

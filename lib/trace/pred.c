@@ -13,8 +13,8 @@ void dbtp_pred_reset(struct dbtp_pred *p)
 {
 	p->gen++;
 	if (p->gen == 0) { /* wrapped: forget everything for real */
-		if (p->succ_gen)
-			memset(p->succ_gen, 0, p->cap * sizeof(*p->succ_gen));
+		for (size_t i = 0; i < p->cap; i++)
+			p->succ[i].gen = 0;
 		for (size_t i = 0; i < p->nslots; i++)
 			p->slots[i].gen = 0;
 		p->gen = 1;
@@ -23,34 +23,19 @@ void dbtp_pred_reset(struct dbtp_pred *p)
 	p->last_addr = 0;
 }
 
-uint32_t dbtp_pred_succ(const struct dbtp_pred *p, uint32_t prev)
+int dbtp_pred_grow(struct dbtp_pred *p, uint32_t id)
 {
-	if (prev >= p->cap || p->succ_gen[prev] != p->gen)
-		return DBTP_NO_SUCC;
-	return p->succ[prev];
-}
+	size_t cap = p->cap ? p->cap : 1024;
+	struct dbtp_succ *s;
 
-int dbtp_pred_set_succ(struct dbtp_pred *p, uint32_t prev, uint32_t next)
-{
-	if (prev >= p->cap) {
-		size_t cap = p->cap ? p->cap : 1024;
-		uint32_t *s, *g;
-
-		while (cap <= prev)
-			cap *= 2;
-		s = realloc(p->succ, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		p->succ = s;
-		g = realloc(p->succ_gen, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		memset(g + p->cap, 0, (cap - p->cap) * sizeof(*g));
-		p->succ_gen = g;
-		p->cap = cap;
-	}
-	p->succ[prev] = next;
-	p->succ_gen[prev] = p->gen;
+	while (cap <= id)
+		cap *= 2;
+	s = realloc(p->succ, cap * sizeof(*s));
+	if (!s)
+		return -1;
+	memset(s + p->cap, 0, (cap - p->cap) * sizeof(*s));
+	p->succ = s;
+	p->cap = cap;
 	return 0;
 }
 
@@ -113,7 +98,6 @@ struct dbtp_slot *dbtp_pred_slot(struct dbtp_pred *p, uint64_t key, int *fresh)
 void dbtp_pred_free(struct dbtp_pred *p)
 {
 	free(p->succ);
-	free(p->succ_gen);
 	free(p->slots);
 	memset(p, 0, sizeof(*p));
 }

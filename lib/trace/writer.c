@@ -29,7 +29,8 @@ struct dbtp_writer {
 	ZSTD_CCtx *zctx;
 	struct dbtp_buf out, tmp, pend_blocks;
 	uint32_t nfiles, nblocks, pend_first, pend_count;
-	uint32_t *ninsns;
+	uint16_t **ni_pages; /* instruction counts, dbtp_ninsns pages */
+	uint32_t ni_npages;
 	uint64_t *counts;
 	struct wthread *th;
 	uint32_t nth;
@@ -166,20 +167,28 @@ int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
 		      dbtp_err *err)
 {
 	size_t nbytes = 0;
-	uint32_t *ni;
 	uint64_t *cn;
 
 	if (file > w->nfiles || ninsns > 4096)
 		return werr(w, err, EINVAL, "bad block (file or size)");
 	for (uint32_t i = 0; i < ninsns; i++)
 		nbytes += sizes[i];
-	ni = realloc(w->ninsns, (w->nblocks + 1) * sizeof(*ni));
-	if (ni)
-		w->ninsns = ni;
+	if ((w->nblocks >> DBTP_NI_SHIFT) >= w->ni_npages) {
+		uint16_t **pg = realloc(w->ni_pages,
+					(w->ni_npages + 1) * sizeof(*pg));
+
+		if (!pg)
+			return werr(w, err, ENOMEM, "out of memory");
+		w->ni_pages = pg;
+		pg[w->ni_npages] = calloc(DBTP_NI_PAGE, sizeof(**pg));
+		if (!pg[w->ni_npages])
+			return werr(w, err, ENOMEM, "out of memory");
+		w->ni_npages++;
+	}
 	cn = realloc(w->counts, (w->nblocks + 1) * sizeof(*cn));
 	if (cn)
 		w->counts = cn;
-	if (!ni || !cn || dbtp_buf_reserve(&w->pend_blocks, 40 + ninsns + nbytes))
+	if (!cn || dbtp_buf_reserve(&w->pend_blocks, 40 + ninsns + nbytes))
 		return werr(w, err, ENOMEM, "out of memory");
 	if (!w->pend_count)
 		w->pend_first = w->nblocks;
@@ -190,7 +199,8 @@ int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
 	dbtp_put_varint(&w->pend_blocks, file);
 	dbtp_put_varint(&w->pend_blocks, file ? offset : vaddr);
 	w->pend_count++;
-	w->ninsns[w->nblocks] = ninsns;
+	w->ni_pages[w->nblocks >> DBTP_NI_SHIFT][w->nblocks & (DBTP_NI_PAGE - 1)] =
+		(uint16_t)ninsns;
 	w->counts[w->nblocks] = 0;
 	*id = w->nblocks++;
 	return 0;
@@ -214,11 +224,6 @@ static int put_pending_blocks(dbtp_writer *w, dbtp_err *err)
 	return 0;
 }
 
-static uint32_t w_ninsns(void *ctx, uint32_t id)
-{
-	return ((dbtp_writer *)ctx)->ninsns[id];
-}
-
 static int flush_thread(dbtp_writer *w, uint32_t num, int exit_reason,
 			dbtp_err *err)
 {
@@ -228,7 +233,9 @@ static int flush_thread(dbtp_writer *w, uint32_t num, int exit_reason,
 		return -1;
 	w->tmp.len = 0;
 	if (dbtp_enc_chunk(&t->enc, num, 1000 + (uint64_t)num, t->w, t->n,
-			   exit_reason, w_ninsns, w, &w->tmp) ||
+			   exit_reason,
+			   (struct dbtp_ninsns){(uint16_t *const *)w->ni_pages},
+			   &w->tmp) ||
 	    dbtp_frame_put(&w->out, DBTP_REC_EVENTS, w->tmp.p, w->tmp.len,
 			   w->zctx, 1))
 		return werr(w, err, ENOMEM, "cannot encode a chunk");
@@ -411,7 +418,9 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err)
 		dbtp_enc_free(&w->th[i].enc);
 	}
 	free(w->th);
-	free(w->ninsns);
+	for (uint32_t i = 0; i < w->ni_npages; i++)
+		free(w->ni_pages[i]);
+	free(w->ni_pages);
 	free(w->counts);
 	dbtp_buf_free(&w->out);
 	dbtp_buf_free(&w->tmp);
