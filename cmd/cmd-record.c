@@ -50,6 +50,10 @@ static const char usage_text[] =
 	"      --aslr          leave host address randomisation on\n"
 	"      --chunk WORDS   events per thread chunk (default 65536)\n"
 	"      --zstd LEVEL    chunk compression level, 0 = none (default 1)\n"
+	"      --flush MS      write what threads have recorded whenever the\n"
+	"                      plugin's writer has been idle this long, so a\n"
+	"                      killed guest loses at most that much and live\n"
+	"                      readers keep up; 0 = full chunks only (default 20)\n"
 	"      --plugin PATH   plugin to load (default: next to dbtprof)\n"
 	"  -q, --quiet         no summary line on stderr\n"
 	"  -h, --help          this text\n";
@@ -108,12 +112,13 @@ int cmd_record(int argc, char **argv)
 		{"aslr", no_argument, NULL, 'A'},
 		{"chunk", required_argument, NULL, 'c'},
 		{"zstd", required_argument, NULL, 'z'},
+		{"flush", required_argument, NULL, 'F'},
 		{"plugin", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct dbtp_run_opts o = {.zstd = -1};
+	struct dbtp_run_opts o = {.zstd = -1, .flush_ms = -1};
 	struct dbtp_run run;
 	struct dbtp_copy_result res;
 	const char *out = NULL, **env = NULL;
@@ -199,6 +204,15 @@ int cmd_record(int argc, char **argv)
 				return usage_error("record",
 						   "--zstd wants a level 0..19");
 			o.zstd = (int)v;
+			break;
+		}
+		case 'F': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 0 || v > 60000)
+				return usage_error("record",
+						   "--flush wants 0..60000 ms");
+			o.flush_ms = (int)v;
 			break;
 		}
 		case 'P':

@@ -17,6 +17,7 @@ static const struct command {
 	{"stats", cmd_stats, "summarise a trace: counts, threads, hot code"},
 	{"dump", cmd_dump, "print a trace's events or blocks as text"},
 	{"verify", cmd_verify, "check a trace end to end and say how it ends"},
+	{"bbv", cmd_bbv, "basic block vectors (SimPoint .bb) from a trace or a run"},
 };
 
 static void usage(FILE *f)

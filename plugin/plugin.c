@@ -7,7 +7,9 @@
  *
  * Arguments: out=PATH or fd=N (where to write), mode=count|blocks|mem,
  * chunk=WORDS (events buffered per thread before a chunk is cut),
- * zstd=LEVEL (0 stores chunks uncompressed).
+ * zstd=LEVEL (0 stores chunks uncompressed), flush=MS (when the writer has
+ * been idle that long it encodes what threads have published; 0 = only
+ * full buffers; default 20).
  *
  * The plugin collects and never analyses.  Hot path: a guest thread appends
  * one 64-bit word per executed block (plus two per memory access in mem mode)
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -98,9 +101,12 @@ struct thr {
 	uint32_t num;
 	uint64_t tid;
 	struct thr *next;
+	int queued; /* its buffers waiting in the writer queue; under q_mu */
 	/* The writer thread's: apart, or every chunk it encodes would pull
 	 * the hot line away from the guest thread. */
 	_Alignas(64) struct dbtp_enc enc;
+	uint64_t *taken_buf; /* buffer the writer has encoded a prefix of */
+	size_t taken;	     /* words of it already encoded */
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
@@ -131,6 +137,7 @@ static int writer_started;
 /* --- settings and state ------------------------------------------------ */
 
 static int mode = DBTP_MODE_BLOCKS;
+static long flush_ms = 20; /* idle writer encodes what threads published */
 static size_t chunk_words = DEFAULT_CHUNK;
 static int zlevel = 1;
 static int out_fd = -1;
@@ -497,18 +504,21 @@ static uint64_t mem_info(uint64_t raw)
 	return v;
 }
 
-static void write_chunk(struct item *it)
+/* Encode words [from, n) of thread @t's buffer @w as one chunk. */
+static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
+			int exit_reason)
 {
 	take_pending_blocks();
+	if (from == n && exit_reason < 0)
+		return;
 	if (mode == DBTP_MODE_MEM) {
 		/* Translate QEMU's meminfo into ours, in place. */
-		for (size_t i = 0; i < it->n; i++) {
-			uint64_t w = it->words[i];
+		for (size_t i = from; i < n; i++) {
+			uint64_t word = w[i];
 
-			switch (w & 3) {
+			switch (word & 3) {
 			case DBTP_RAW_MEM:
-				it->words[i] = mem_info(w >> 2) << 2 |
-					       DBTP_RAW_MEM;
+				w[i] = mem_info(word >> 2) << 2 | DBTP_RAW_MEM;
 				i++;
 				break;
 			case DBTP_RAW_SYSCALL:
@@ -521,17 +531,74 @@ static void write_chunk(struct item *it)
 		}
 	}
 	ebuf.len = 0;
-	if (dbtp_enc_chunk(&it->t->enc, it->t->num, it->t->tid, it->words,
-			   it->n, it->exit_reason,
+	if (dbtp_enc_chunk(&t->enc, t->num, t->tid, w + from, n - from,
+			   exit_reason,
 			   (struct dbtp_ninsns){(uint16_t *const *)ni_pages},
 			   &ebuf) ||
 	    dbtp_frame_put(&obuf, DBTP_REC_EVENTS, ebuf.p, ebuf.len, zctx,
 			   zlevel)) {
 		complain("dbtprof plugin: cannot encode a chunk of thread %u",
-			 it->t->num);
+			 t->num);
 		write_errno = write_errno ? write_errno : ENOMEM;
 	}
 	out_flush();
+}
+
+static void write_chunk(struct item *it)
+{
+	struct thr *t = it->t;
+	size_t from = 0;
+
+	if (t->taken_buf == it->words) { /* a prefix went out already */
+		from = t->taken;
+		t->taken_buf = NULL;
+	}
+	write_range(t, it->words, from, it->n, it->exit_reason);
+}
+
+/*
+ * The writer has been idle for flush_ms: encode what each running thread
+ * has published since, so a guest killed now loses at most that much and a
+ * live reader sees slow programs progress.  A thread with buffers still
+ * queued is left alone (its chunks must stay in order).  The words below
+ * t->n never change until the buffer is handed over, and only this thread
+ * recycles buffers, so they are read outside the locks.
+ */
+static void flush_idle(void)
+{
+	struct thr *head;
+
+	/* Trylocks only: a thread handing over a buffer holds its mutex while
+	 * it waits for this thread to make room in the queue.  The list only
+	 * grows at its head and is never freed. */
+	if (pthread_mutex_trylock(&thr_mu))
+		return;
+	head = threads;
+	pthread_mutex_unlock(&thr_mu);
+	for (struct thr *t = head; t; t = t->next) {
+		uint64_t *w;
+		size_t n;
+		int busy;
+
+		if (pthread_mutex_trylock(&t->mu))
+			continue;
+		pthread_mutex_lock(&q_mu);
+		busy = t->frozen || t->queued;
+		pthread_mutex_unlock(&q_mu);
+		w = t->buf;
+		n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
+		pthread_mutex_unlock(&t->mu);
+		if (busy)
+			continue;
+		if (t->taken_buf != w) {
+			t->taken_buf = w;
+			t->taken = 0;
+		}
+		if (n > t->taken) {
+			write_range(t, w, t->taken, n, -1);
+			t->taken = n;
+		}
+	}
 }
 
 static void *writer_main(void *arg)
@@ -545,8 +612,25 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct item *it;
 
-		while (!q_head && !q_stop)
-			pthread_cond_wait(&q_nonempty, &q_mu);
+		while (!q_head && !q_stop) {
+			struct timespec ts;
+
+			if (flush_ms <= 0) {
+				pthread_cond_wait(&q_nonempty, &q_mu);
+				continue;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_nsec += flush_ms % 1000 * 1000000;
+			ts.tv_sec += flush_ms / 1000 + ts.tv_nsec / 1000000000;
+			ts.tv_nsec %= 1000000000;
+			if (pthread_cond_timedwait(&q_nonempty, &q_mu, &ts) ==
+				    ETIMEDOUT &&
+			    !q_head && !q_stop) {
+				pthread_mutex_unlock(&q_mu);
+				flush_idle();
+				pthread_mutex_lock(&q_mu);
+			}
+		}
 		if (!q_head)
 			break;
 		it = q_head;
@@ -562,6 +646,7 @@ static void *writer_main(void *arg)
 			free(it->words);
 		it->next = q_free_items;
 		q_free_items = it;
+		it->t->queued--;
 		q_len--;
 		pthread_cond_broadcast(&q_space);
 	}
@@ -608,6 +693,7 @@ static void hand_over(struct thr *t, int exit_reason)
 		q_head = it;
 	q_tail = it;
 	q_len++;
+	t->queued++;
 	pthread_cond_signal(&q_nonempty);
 	pthread_mutex_unlock(&q_mu);
 	t->buf = fresh;
@@ -672,7 +758,9 @@ static void on_tb_exec(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	if (unlikely(t->n >= __atomic_load_n(&t->limit, __ATOMIC_RELAXED)))
 		thr_slow(t);
-	t->buf[t->n++] = (uint64_t)(uintptr_t)udata << 2 | DBTP_RAW_BLOCK;
+	t->buf[t->n] = (uint64_t)(uintptr_t)udata << 2 | DBTP_RAW_BLOCK;
+	/* Release: the writer may read the words below n at any time. */
+	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
@@ -685,7 +773,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	(void)udata;
 	t->buf[n] = (uint64_t)info << 2 | DBTP_RAW_MEM;
 	t->buf[n + 1] = vaddr;
-	t->n = n + 2;
+	__atomic_store_n(&t->n, n + 2, __ATOMIC_RELEASE);
 	if (unlikely(t->n >= __atomic_load_n(&t->hard, __ATOMIC_RELAXED)))
 		thr_slow(t);
 }
@@ -711,7 +799,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	w[4] = a4;
 	w[5] = a5;
 	w[6] = a6;
-	t->n += 7;
+	__atomic_store_n(&t->n, t->n + 7, __ATOMIC_RELEASE);
 	if (num == nr_exit_group) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -761,7 +849,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
 		thr_slow(t);
 	t->buf[t->n] = (uint64_t)num << 2 | DBTP_RAW_SYSRET;
 	t->buf[t->n + 1] = (uint64_t)ret;
-	t->n += 2;
+	__atomic_store_n(&t->n, t->n + 2, __ATOMIC_RELEASE);
 }
 
 /* --- start and end ----------------------------------------------------- */
@@ -940,6 +1028,13 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			}
 			chunk_words = (size_t)c;
+		} else if (!strncmp(a, "flush=", 6)) {
+			flush_ms = strtol(v, &end, 10);
+			if (*end || !*v || flush_ms < 0 || flush_ms > 60000) {
+				complain("dbtprof plugin: flush must be 0..60000 "
+					 "ms");
+				return -1;
+			}
 		} else if (!strncmp(a, "zstd=", 5)) {
 			long l = strtol(v, &end, 10);
 
@@ -1010,6 +1105,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (write_header(info->target_name))
 		return -1;
 	if (mode != DBTP_MODE_COUNT) {
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&q_nonempty, &ca);
+		pthread_condattr_destroy(&ca);
 		scratch = buf_alloc();
 		if (!scratch || pthread_create(&writer, NULL, writer_main, NULL)) {
 			complain("dbtprof plugin: cannot start the writer");

@@ -28,6 +28,8 @@
  * @seed: QEMU's -seed (guest random numbers); default 1.
  * @chunk: plugin chunk size in words (0 = plugin default).
  * @zstd: plugin zstd level, -1 for the plugin default.
+ * @flush_ms: plugin idle flush interval in ms, -1 for the default (20),
+ *            0 to write only full chunks.
  * @aslr: 1 leaves host address-space randomisation on (default off).
  */
 struct dbtp_run_opts {
@@ -38,6 +40,7 @@ struct dbtp_run_opts {
 	uint64_t seed;
 	unsigned chunk;
 	int zstd;
+	int flush_ms;
 	int aslr;
 };
 

@@ -251,7 +251,11 @@ next_env:;
 		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",chunk=%u",
 			      o->chunk);
 	if (o->zstd >= 0)
-		snprintf(arg + n, sizeof(arg) - (size_t)n, ",zstd=%d", o->zstd);
+		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",zstd=%d",
+			      o->zstd);
+	if (o->flush_ms >= 0)
+		snprintf(arg + n, sizeof(arg) - (size_t)n, ",flush=%d",
+			 o->flush_ms);
 	strv_add(&qa, "-plugin");
 	strv_add(&qa, arg);
 	strv_add(&qa, r->program);

@@ -33,6 +33,18 @@ eq "killed verify status" 3 "$s"
 contains "killed verify" "no END record" "$out"
 contains "killed verify" "killed by signal 9" "$out"
 
+# A guest killed while it sleeps keeps every block it ran: the idle writer
+# flushes what threads published (plugin flush=, default 20 ms).
+"$DBTPROF" record -q -o "$T/sleep.trace" -- "$G/x86_64/sleeper" &
+pid=$!
+sleep 1
+pkill -KILL -f "qemu-x86_64 .*$G/x86_64/sleeper" || fail "sleeper not found"
+wait $pid || true
+eq "sleeper verify status" 3 "$(status "$DBTPROF" verify "$T/sleep.trace")"
+eq "sleeper blocks" 1001 "$(js "$T/sleep.trace" .block_executions)"
+eq "sleeper instructions" 2006 "$(js "$T/sleep.trace" .instructions)"
+eq "sleeper last syscall" nanosleep "$(js "$T/sleep.trace" '.syscalls[-1].name')"
+
 # A complete trace verifies (status 0); every corrupt byte and torn tail
 # is reported with the file and offset (status 1).
 eq "loop record" 0 "$(rec "$T/ok.trace" "$G/x86_64/loop")"
