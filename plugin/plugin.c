@@ -54,7 +54,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 struct blk {
 	uint64_t vaddr;
-	uint64_t count; /* count mode: inline-incremented executions */
 	uint32_t id, ninsns, nbytes;
 	uint8_t *bytes;
 	struct blk *hnext; /* dedup hash chain */
@@ -62,6 +61,8 @@ struct blk {
 
 static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
+/* Count mode: executions by id, dense so hot counters share cache lines. */
+static uint64_t *cnt_pages[MAX_PAGES];
 static uint32_t nblk;		 /* ids handed out */
 static uint32_t nblk_written;	 /* ids whose description is in the output */
 static struct blk **blk_hash;	 /* by vaddr and content */
@@ -370,6 +371,10 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 		ni_pages[id / PAGE_BLOCKS] = calloc(PAGE_BLOCKS, sizeof(uint16_t));
 		if (!blk_pages[id / PAGE_BLOCKS] || !ni_pages[id / PAGE_BLOCKS])
 			return UINT32_MAX;
+		if (mode == DBTP_MODE_COUNT &&
+		    !(cnt_pages[id / PAGE_BLOCKS] =
+			      calloc(PAGE_BLOCKS, sizeof(uint64_t))))
+			return UINT32_MAX;
 	}
 	b = blk_get(id);
 	b->bytes = malloc(nbytes ? nbytes : 1);
@@ -426,8 +431,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	if (mode == DBTP_MODE_COUNT) {
 		qemu_plugin_register_vcpu_tb_exec_inline(
-			tb, QEMU_PLUGIN_INLINE_ADD_U64, &blk_get(bid)->count,
-			1);
+			tb, QEMU_PLUGIN_INLINE_ADD_U64,
+			&cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
 		return;
 	}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
@@ -880,7 +885,7 @@ static void write_counts(void)
 	dbtp_put_varint(&ebuf, 0);
 	dbtp_put_varint(&ebuf, nblk);
 	for (uint32_t i = 0; i < nblk; i++)
-		dbtp_put_varint(&ebuf, blk_get(i)->count);
+		dbtp_put_varint(&ebuf, cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
