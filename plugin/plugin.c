@@ -149,6 +149,8 @@ static int64_t nr_exit, nr_exit_group;
 static int exit_seen;
 static uint64_t exit_code;
 static ZSTD_CCtx *zctx;
+/* Output staging, encoder scratch: the writer thread's (or the exit
+ * callback's, once the writer has stopped) and nobody else's. */
 static struct dbtp_buf obuf, ebuf;
 static uint32_t info_key[256]; /* cache of mem_info(), by raw meminfo */
 static uint8_t info_val[256], info_valid[256];
@@ -210,6 +212,7 @@ static void out_flush(void)
 
 static uint32_t file_id(const char *path)
 {
+	struct dbtp_buf rec = {0};
 	char **f;
 	uint32_t id;
 	size_t len = strlen(path);
@@ -225,14 +228,19 @@ static uint32_t file_id(const char *path)
 	if (!files[nfiles])
 		return 0;
 	id = ++nfiles;
-	if (!dbtp_buf_reserve(&ebuf, len + 20)) {
-		ebuf.len = 0;
-		dbtp_put_varint(&ebuf, id);
-		dbtp_put_varint(&ebuf, len);
-		dbtp_put_bytes(&ebuf, path, len);
-		dbtp_frame_put(&pend_files, DBTP_REC_FILE, ebuf.p, ebuf.len,
-			       NULL, 0);
+	/* A guest thread runs this (translation, under blk_mu): its own
+	 * buffer, never the writer thread's ebuf. */
+	if (!dbtp_buf_reserve(&rec, len + 20)) {
+		dbtp_put_varint(&rec, id);
+		dbtp_put_varint(&rec, len);
+		dbtp_put_bytes(&rec, path, len);
+		if (dbtp_frame_put(&pend_files, DBTP_REC_FILE, rec.p, rec.len,
+				   NULL, 0))
+			id = 0;
+	} else {
+		id = 0;
 	}
+	dbtp_buf_free(&rec);
 	return id;
 }
 
