@@ -5,7 +5,7 @@ GUEST_CC ?= gcc
 CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -fPIC $(WARN)
-LDLIBS   := -lzstd -lcapstone -lpthread
+LDLIBS   := -lzstd -lcapstone -lpthread -lm
 B        := build
 
 LIB_SRCS    := $(sort $(wildcard lib/*/*.c))

@@ -4,6 +4,9 @@ set -eu
 B=${B:-build}
 DBTPROF=${DBTPROF:-$B/dbtprof}
 G=$B/guests
+# Absolute, so tests may change directory.
+case $DBTPROF in /*) ;; *) DBTPROF=$(pwd)/$DBTPROF ;; esac
+case $G in /*) ;; *) G=$(pwd)/$G ;; esac
 ulimit -c 0 # QEMU writes core files for crashing guests otherwise
 T=$(mktemp -d /tmp/dbtprof-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -11,10 +11,10 @@ printf 'local s = 0\nfor i = 1, 20000 do s = s + i %% 7 end\nprint(s)\n' >"$T/p.
 same() { # NAME PROGRAM ARGS...
 	name=$1
 	shift
-	(cd "$T/a/deeper/still" && env -i PATH="$PATH" DBTPROF_PLUGIN="${DBTPROF_PLUGIN:-}" X=1 "$D/$DBTPROF" record -q \
+	(cd "$T/a/deeper/still" && env -i PATH="$PATH" DBTPROF_PLUGIN="${DBTPROF_PLUGIN:-}" X=1 "$DBTPROF" record -q \
 		-o "$T/1.trace" -- "$@" >"$T/1.out")
 	(cd "$T/b" && env BIG="$(head -c 20000 /dev/zero | tr '\0' x)" HOME=/elsewhere \
-		"$D/$DBTPROF" record -q -o "$T/2.trace" -- "$@" >"$T/2.out")
+		"$DBTPROF" record -q -o "$T/2.trace" -- "$@" >"$T/2.out")
 	eq "$name output" "$(cksum <"$T/1.out")" "$(cksum <"$T/2.out")"
 	eq "$name instructions" "$(js "$T/1.trace" .instructions)" "$(js "$T/2.trace" .instructions)"
 	eq "$name env digest" "$(js "$T/1.trace" .env_digest)" "$(js "$T/2.trace" .env_digest)"
@@ -28,7 +28,7 @@ same xz xz -1 -c "$T/input.txt"
 command -v lua5.4 >/dev/null && same lua lua5.4 "$T/p.lua"
 command -v sqlite3 >/dev/null && same sqlite3 sqlite3 :memory: \
 	"with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000) select sum(x * x) from c;"
-same aarch64-hello "$D/$G/c-aarch64/hello"
+same aarch64-hello "$G/c-aarch64/hello"
 
 # --keep-env passes the caller's environment: a different digest.
 "$DBTPROF" record -q --keep-env -o "$T/k.trace" -- "$G/x86_64/loop"
