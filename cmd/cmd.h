@@ -18,6 +18,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bbv(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_simpoint(int argc, char **argv);
 
 /** error() - print "dbtprof: MSG" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

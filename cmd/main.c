@@ -18,6 +18,7 @@ static const struct command {
 	{"dump", cmd_dump, "print a trace's events or blocks as text"},
 	{"verify", cmd_verify, "check a trace end to end and say how it ends"},
 	{"bbv", cmd_bbv, "basic block vectors (SimPoint .bb) from a trace or a run"},
+	{"simpoint", cmd_simpoint, "SimPoint phase clustering: simulation points and weights"},
 	{"compare", cmd_compare, "where two recordings of a program part, and why"},
 };
 

@@ -10,7 +10,7 @@ for src in ${FUZZ_ONLY:-tests/fuzz/fuzz-*.c}; do
 	n=$(basename "$src" .c)
 	n=${n#fuzz-}
 	clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -fsanitize=fuzzer,address,undefined \
-		-Iinclude -Ilib "$src" lib/*/*.c -o "$B/fuzz-$n" -lzstd -lcapstone -lpthread
+		-Iinclude -Ilib "$src" lib/*/*.c -o "$B/fuzz-$n" -lzstd -lcapstone -lpthread -lm
 	mkdir -p "$B/corpus-$n" "tests/fuzz/regress/$n"
 	echo "fuzz-$n: ${S}s"
 	"$B/fuzz-$n" -max_total_time="$S" -artifact_prefix="tests/fuzz/regress/$n/" \
