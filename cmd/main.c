@@ -19,6 +19,7 @@ static const struct command {
 	{"verify", cmd_verify, "check a trace end to end and say how it ends"},
 	{"bbv", cmd_bbv, "basic block vectors (SimPoint .bb) from a trace or a run"},
 	{"simpoint", cmd_simpoint, "SimPoint phase clustering: simulation points and weights"},
+	{"locate", cmd_locate, "where simulation points start; check them in another run"},
 	{"compare", cmd_compare, "where two recordings of a program part, and why"},
 };
 

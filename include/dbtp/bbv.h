@@ -77,6 +77,16 @@ int dbtp_bbvgen_bb(const dbtp_bbvgen *g, uint32_t id, uint64_t *addr,
 
 void dbtp_bbvgen_free(dbtp_bbvgen *g);
 
+/**
+ * dbtp_bbv_block_insns() - instructions block @b counts for, executed right
+ * after @prev (NULL at a thread's start) by a guest of @arch: b->ninsns, or
+ * 0 for a rep string instruction's repeat pass when @rep_per_instruction.
+ * Every command that cuts intervals uses this, so their intervals agree.
+ */
+uint32_t dbtp_bbv_block_insns(const struct dbtp_block *prev,
+			      const struct dbtp_block *b, enum dbtp_arch arch,
+			      int rep_per_instruction);
+
 /** dbtp_x86_is_rep_string() - @code starts with a rep-prefixed string op. */
 int dbtp_x86_is_rep_string(const uint8_t *code, size_t len);
 

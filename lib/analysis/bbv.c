@@ -178,6 +178,18 @@ static int rep_again(const struct dbtp_block *prev, const struct dbtp_block *b)
 	       !memcmp(b->bytes, prev->bytes + prev->nbytes - last, last);
 }
 
+uint32_t dbtp_bbv_block_insns(const struct dbtp_block *prev,
+			      const struct dbtp_block *b, enum dbtp_arch arch,
+			      int rep_per_instruction)
+{
+	/* Hardware counts a whole rep instruction once: QEMU's repeat passes
+	 * (a TB of just that instruction) add nothing. */
+	if (rep_per_instruction && arch == DBTP_ARCH_X86_64 &&
+	    b->ninsns == 1 && rep_again(prev, b))
+		return 0;
+	return b->ninsns;
+}
+
 int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 		      dbtp_err *err)
 {
@@ -189,13 +201,9 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 		return -1;
 	prev = t->prev;
 	t->prev = b;
-	if (g->o.rep_per_instruction && g->arch == DBTP_ARCH_X86_64 &&
-	    rep_again(prev, b)) {
-		/* Hardware counts the whole rep instruction once: this
-		 * re-execution adds nothing but what follows it. */
-		if (ninsns == 1)
-			return 0;
-	}
+	ninsns = dbtp_bbv_block_insns(prev, b, g->arch, g->o.rep_per_instruction);
+	if (!ninsns && b->ninsns)
+		return 0;
 	if (b->id >= t->cap) {
 		size_t old = t->cap, cap = old ? old : 1024;
 		uint64_t *e;
