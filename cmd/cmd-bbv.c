@@ -35,7 +35,9 @@ static const char usage_text[] =
 	"each id's address, instructions, function+offset and file.\n"
 	"\n"
 	"With a PROGRAM it is run under QEMU like `dbtprof record` (same fixed\n"
-	"environment) and its exit status is returned.\n"
+	"environment) and its exit status is returned; the plugin counts the\n"
+	"intervals itself (record mode bbv), the fast path.  A TRACE may come\n"
+	"from record mode blocks, mem or bbv (same --interval and --rep).\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output OUT     .bb file to write (required)\n"
@@ -155,12 +157,33 @@ static int consume(dbtp_trace *t, dbtp_bbvgen **g, const struct dbtp_bbv_opts *o
 		error("%s", err.msg);
 		return -1;
 	}
-	if (dbtp_trace_info(t)->mode == DBTP_MODE_COUNT) {
+	{	const struct dbtp_trace_info *in = dbtp_trace_info(t);
+
+	if (in->mode == DBTP_MODE_COUNT) {
 		error("a count-mode trace has no block order; record with "
 		      "--mode blocks");
 		return -1;
 	}
+	if (in->mode == DBTP_MODE_BBV &&
+	    (in->interval != o->interval ||
+	     in->rep_per_instruction != o->rep_per_instruction)) {
+		error("this bbv-mode trace was counted in intervals of %" PRIu64
+		      " with rep %s; give those options",
+		      in->interval,
+		      in->rep_per_instruction ? "per-instruction"
+					      : "per-iteration");
+		return -1;
+	}
 	while ((r = dbtp_trace_next(t, &ev, &err)) > 0) {
+		if (ev.type == DBTP_EV_INTERVAL) {
+			if (dbtp_bbvgen_interval(*g, ev.thread, ev.ivl_ids,
+						 ev.ivl_execs, ev.nivl,
+						 ev.ivl_last, t, &err)) {
+				r = -1;
+				break;
+			}
+			continue;
+		}
 		if (ev.type != DBTP_EV_BLOCK)
 			continue;
 		if (dbtp_bbvgen_block(*g, ev.thread, ev.block, &err)) {
@@ -169,6 +192,7 @@ static int consume(dbtp_trace *t, dbtp_bbvgen **g, const struct dbtp_bbv_opts *o
 		}
 		if (!(++n & 0xfffff))
 			progress("bbv: %s blocks", fmt_u64(n, n1));
+	}
 	}
 	progress_done();
 	if (r < 0 || dbtp_bbvgen_finish(*g, t, &err)) {
@@ -196,8 +220,9 @@ int cmd_bbv(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct dbtp_bbv_opts o = {.split = 1};
-	struct dbtp_run_opts ro = {.zstd = -1, .flush_ms = -1, .mode = "blocks"};
+	struct dbtp_bbv_opts o = {.split = 1, .interval = 100000000};
+	struct dbtp_run_opts ro = {.zstd = -1, .flush_ms = -1, .mode = "bbv"};
+	char pargs[96];
 	const char *out = NULL, **env = NULL;
 	dbtp_bbvgen *g = NULL;
 	dbtp_trace *t = NULL;
@@ -305,6 +330,12 @@ int cmd_bbv(int argc, char **argv)
 
 		if (!ro.plugin)
 			ro.plugin = plugin_path();
+		/* The fast path: the plugin counts intervals itself. */
+		if (!o.interval)
+			o.interval = 100000000;
+		snprintf(pargs, sizeof(pargs), "interval=%" PRIu64 ",rep=%s",
+			 o.interval, o.rep_per_instruction ? "insn" : "iter");
+		ro.plugin_args = pargs;
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
 		if (dbtp_run_start(&run, &ro, argv + optind, &err)) {

@@ -189,6 +189,14 @@ int cmd_dump(int argc, char **argv)
 		case DBTP_EV_THREAD_EXIT:
 			printf("T%u exit\n", ev.thread);
 			break;
+		case DBTP_EV_INTERVAL:
+			printf("T%u interval %" PRIu64 "%s", ev.thread,
+			       ev.ivl_index, ev.ivl_last ? " last" : "");
+			for (uint32_t i = 0; i < ev.nivl; i++)
+				printf(" %u:%" PRIu64, ev.ivl_ids[i],
+				       ev.ivl_execs[i]);
+			putchar('\n');
+			break;
 		case DBTP_EV_COUNT:
 			printf("count %u 0x%" PRIx64 " %u x %" PRIu64 "\n",
 			       ev.block->id, ev.block->vaddr, ev.block->ninsns,

@@ -39,6 +39,10 @@ static const char usage_text[] =
 	"                      blocks - every executed block per thread, and\n"
 	"                               syscalls (default)\n"
 	"                      mem    - blocks plus every load and store\n"
+	"                      bbv    - per-thread interval vectors counted in\n"
+	"                               QEMU (for dbtprof bbv; see --interval)\n"
+	"      --interval N    bbv mode: instructions per interval (100000000)\n"
+	"      --rep MODE      bbv mode: per-iteration or per-instruction\n"
 	"      --qemu PATH     emulator to use (default from the ELF header)\n"
 	"      --cpu MODEL     QEMU -cpu model (default qemu64 / max)\n"
 	"      --sysroot DIR   QEMU -L for dynamic AArch64 programs\n"
@@ -68,7 +72,8 @@ static void forward(int sig)
 
 static const char *mode_arg(const char *m)
 {
-	if (!strcmp(m, "count") || !strcmp(m, "blocks") || !strcmp(m, "mem"))
+	if (!strcmp(m, "count") || !strcmp(m, "blocks") || !strcmp(m, "mem") ||
+	    !strcmp(m, "bbv"))
 		return m;
 	return NULL;
 }
@@ -113,12 +118,17 @@ int cmd_record(int argc, char **argv)
 		{"chunk", required_argument, NULL, 'c'},
 		{"zstd", required_argument, NULL, 'z'},
 		{"flush", required_argument, NULL, 'F'},
+		{"interval", required_argument, NULL, 'I'},
+		{"rep", required_argument, NULL, 'R'},
 		{"plugin", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct dbtp_run_opts o = {.zstd = -1, .flush_ms = -1};
+	unsigned long long interval = 100000000;
+	int rep_insn = 0;
+	char pargs[96];
 	struct dbtp_run run;
 	struct dbtp_copy_result res;
 	const char *out = NULL, **env = NULL;
@@ -215,6 +225,21 @@ int cmd_record(int argc, char **argv)
 			o.flush_ms = (int)v;
 			break;
 		}
+		case 'I':
+			errno = 0;
+			interval = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || !interval ||
+			    *optarg == '-')
+				return usage_error("record", "bad --interval");
+			break;
+		case 'R':
+			if (strcmp(optarg, "per-iteration") &&
+			    strcmp(optarg, "per-instruction"))
+				return usage_error("record",
+						   "--rep is per-iteration or "
+						   "per-instruction");
+			rep_insn = !strcmp(optarg, "per-instruction");
+			break;
 		case 'P':
 			o.plugin = optarg;
 			break;
@@ -243,6 +268,11 @@ int cmd_record(int argc, char **argv)
 		o.plugin = plugin_path();
 	if (!o.mode)
 		o.mode = "blocks";
+	if (!strcmp(o.mode, "bbv")) {
+		snprintf(pargs, sizeof(pargs), "interval=%llu,rep=%s", interval,
+			 rep_insn ? "insn" : "iter");
+		o.plugin_args = pargs;
+	}
 
 	/* Create the output first: a bad path fails before anything runs. */
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -193,6 +193,18 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			s.blocks += ev.count;
 			s.insns += ev.count * ev.block->ninsns;
 			break;
+		case DBTP_EV_INTERVAL:
+			for (uint32_t i = 0; i < ev.nivl; i++) {
+				const struct dbtp_block *b =
+					dbtp_trace_block(s.t, ev.ivl_ids[i]);
+
+				if (b->id >= s.nexecs && grow(&s, b->id))
+					goto nomem;
+				s.execs[b->id] += ev.ivl_execs[i];
+				s.blocks += ev.ivl_execs[i];
+				s.insns += ev.ivl_execs[i] * b->ninsns;
+			}
+			break;
 		case DBTP_EV_MEM:
 			s.mems++;
 			if (ev.mem_flags & DBTP_ACCESS_STORE)
@@ -389,6 +401,12 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		       fmt_u64(s.mems, n1), fmt_u64(s.mems - s.stores, n2),
 		       fmt_u64(s.stores, n3));
 	if (in->mode != DBTP_MODE_COUNT) {
+		if (in->mode == DBTP_MODE_BBV)
+			printf("intervals         %18s instructions%s\n",
+			       fmt_u64(in->interval, n1),
+			       in->rep_per_instruction
+				       ? " (rep counted per instruction)"
+				       : "");
 		printf("\nthreads (%u)\n", dbtp_trace_nthreads(s.t));
 		printf("  %-4s %-8s %-6s %-27s %16s %14s  %s\n", "#", "tid",
 		       "parent", "created at (blocks / insns)", "instructions",

@@ -70,6 +70,13 @@ int cmd_verify(int argc, char **argv)
 			} else if (ev.type == DBTP_EV_COUNT) {
 				blocks += ev.count;
 				insns += ev.count * ev.block->ninsns;
+			} else if (ev.type == DBTP_EV_INTERVAL) {
+				for (uint32_t i = 0; i < ev.nivl; i++) {
+					blocks += ev.ivl_execs[i];
+					insns += ev.ivl_execs[i] *
+						 dbtp_trace_block(t, ev.ivl_ids[i])
+							 ->ninsns;
+				}
 			} else if (ev.type == DBTP_EV_MEM) {
 				mems++;
 			} else if (ev.type == DBTP_EV_SYSCALL) {

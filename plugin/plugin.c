@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "dbtp/bbv.h"
 #include "qemu_api.h"
 #include "trace/format.h"
 
@@ -63,6 +64,10 @@ static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 /* Count mode: executions by id, dense so hot counters share cache lines. */
 static uint64_t *cnt_pages[MAX_PAGES];
+/* bbv mode with rep=insn: the address of each block's last instruction,
+ * or 0 unless the block is a lone rep string instruction (rep_pages). */
+static uint64_t *last_pages[MAX_PAGES];
+static uint8_t *rep_pages[MAX_PAGES];
 static uint32_t nblk;		 /* ids handed out */
 static uint32_t nblk_written;	 /* ids whose description is in the output */
 static struct blk **blk_hash;	 /* by vaddr and content */
@@ -103,6 +108,12 @@ struct thr {
 	uint64_t tid;
 	struct thr *next;
 	int queued; /* its buffers waiting in the writer queue; under q_mu */
+	/* bbv mode: the current interval, the guest thread's (own line). */
+	_Alignas(64) uint64_t *bx; /* executions by block id */
+	uint32_t *btouch;	   /* ids in order of first execution */
+	size_t bcap, bntouch;
+	uint64_t binsns, bend, bindex, bblocks;
+	uint32_t bprev;
 	/* The writer thread's: apart, or every chunk it encodes would pull
 	 * the hot line away from the guest thread. */
 	_Alignas(64) struct dbtp_enc enc;
@@ -120,7 +131,8 @@ static uint64_t *scratch; /* where frozen threads write, read by no one */
 
 struct item {
 	struct thr *t;
-	uint64_t *words;
+	uint64_t *words; /* raw words to encode, or NULL: */
+	struct dbtp_buf rec; /* a finished INTERVALS payload (bbv mode) */
 	size_t n;
 	int exit_reason;
 	struct item *next;
@@ -139,6 +151,8 @@ static int writer_started;
 
 static int mode = DBTP_MODE_BLOCKS;
 static long flush_ms = 20; /* idle writer encodes what threads published */
+static uint64_t bbv_interval = 100000000; /* bbv mode */
+static int bbv_rep_insn;		   /* bbv mode: rep counted once */
 static size_t chunk_words = DEFAULT_CHUNK;
 static int zlevel = 1;
 static int out_fd = -1;
@@ -383,6 +397,12 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 		    !(cnt_pages[id / PAGE_BLOCKS] =
 			      calloc(PAGE_BLOCKS, sizeof(uint64_t))))
 			return UINT32_MAX;
+		if (mode == DBTP_MODE_BBV && bbv_rep_insn &&
+		    (!(last_pages[id / PAGE_BLOCKS] =
+			       calloc(PAGE_BLOCKS, sizeof(uint64_t))) ||
+		     !(rep_pages[id / PAGE_BLOCKS] =
+			       calloc(PAGE_BLOCKS, sizeof(uint8_t)))))
+			return UINT32_MAX;
 	}
 	b = blk_get(id);
 	b->bytes = malloc(nbytes ? nbytes : 1);
@@ -393,6 +413,12 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	b->vaddr = vaddr;
 	b->ninsns = (uint32_t)n;
 	ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] = (uint16_t)n;
+	if (mode == DBTP_MODE_BBV && bbv_rep_insn && n) {
+		last_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
+			vaddr + nbytes - sizes[n - 1];
+		rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
+			n == 1 && dbtp_x86_is_rep_string(code, sizes[0]);
+	}
 	b->nbytes = (uint32_t)nbytes;
 	b->hnext = *slot;
 	*slot = b;
@@ -418,6 +444,7 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 }
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
+static void on_tb_exec_bbv(unsigned int vcpu, void *udata);
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata);
 
@@ -443,9 +470,21 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			&cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
 		return;
 	}
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
-					     QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)bid);
+	if (mode == DBTP_MODE_BBV) {
+		/* User data: id, rep flag and instruction count, so the
+		 * callback needs no table lookups. */
+		uint64_t ud = (uint64_t)bid << 17 | blk_get(bid)->ninsns;
+
+		if (bbv_rep_insn && rep_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS])
+			ud |= 1u << 16;
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec_bbv,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)ud);
+	} else {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)bid);
+	}
 	if (mode == DBTP_MODE_MEM) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
@@ -562,6 +601,14 @@ static void write_chunk(struct item *it)
 	struct thr *t = it->t;
 	size_t from = 0;
 
+	if (!it->words) { /* a finished INTERVALS record */
+		take_pending_blocks();
+		if (dbtp_frame_put(&obuf, DBTP_REC_INTERVALS, it->rec.p,
+				   it->rec.len, zctx, zlevel))
+			write_errno = write_errno ? write_errno : ENOMEM;
+		out_flush();
+		return;
+	}
 	if (t->taken_buf == it->words) { /* a prefix went out already */
 		from = t->taken;
 		t->taken_buf = NULL;
@@ -628,7 +675,7 @@ static void *writer_main(void *arg)
 		while (!q_head && !q_stop) {
 			struct timespec ts;
 
-			if (flush_ms <= 0) {
+			if (flush_ms <= 0 || mode == DBTP_MODE_BBV) {
 				pthread_cond_wait(&q_nonempty, &q_mu);
 				continue;
 			}
@@ -652,8 +699,12 @@ static void *writer_main(void *arg)
 			q_tail = NULL;
 		pthread_mutex_unlock(&q_mu);
 		write_chunk(it);
+		dbtp_buf_free(&it->rec);
 		pthread_mutex_lock(&q_mu);
-		if (nfree_bufs < (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
+		if (!it->words)
+			; /* a record: nothing to recycle */
+		else if (nfree_bufs <
+			 (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
 			free_bufs[nfree_bufs++] = it->words;
 		else
 			free(it->words);
@@ -694,6 +745,7 @@ static void hand_over(struct thr *t, int exit_reason)
 		complain("dbtprof plugin: out of memory for event buffers");
 		abort();
 	}
+	memset(&it->rec, 0, sizeof(it->rec));
 	it->t = t;
 	it->words = t->buf;
 	it->n = t->n;
@@ -729,6 +781,7 @@ static struct thr *thr_new(void)
 	t->tid = (uint64_t)syscall(SYS_gettid);
 	t->limit = chunk_words;
 	t->hard = chunk_words + SLACK;
+	t->bend = bbv_interval;
 	if (forked_child) {
 		t->frozen = 1;
 		t->limit = t->hard = 0;
@@ -791,6 +844,139 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		thr_slow(t);
 }
 
+/* --- bbv mode ----------------------------------------------------------- */
+
+/* Queue a finished record of thread @t for the writer. */
+static void queue_record(struct thr *t, struct dbtp_buf *rec)
+{
+	struct item *it;
+
+	pthread_mutex_lock(&q_mu);
+	while (q_len >= MAX_QUEUED)
+		pthread_cond_wait(&q_space, &q_mu);
+	it = q_free_items;
+	if (it)
+		q_free_items = it->next;
+	else
+		it = malloc(sizeof(*it));
+	if (!it) {
+		pthread_mutex_unlock(&q_mu);
+		complain("dbtprof plugin: out of memory for the writer queue");
+		abort();
+	}
+	it->t = t;
+	it->words = NULL;
+	it->rec = *rec;
+	it->n = 0;
+	it->exit_reason = -1;
+	it->next = NULL;
+	if (q_tail)
+		q_tail->next = it;
+	else
+		q_head = it;
+	q_tail = it;
+	q_len++;
+	t->queued++;
+	pthread_cond_signal(&q_nonempty);
+	pthread_mutex_unlock(&q_mu);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/*
+ * Close thread @t's interval: an INTERVALS record of (block, executions)
+ * in order of first execution, ids as zigzag deltas.  Under t->mu.
+ */
+static void bbv_close(struct thr *t, unsigned flags)
+{
+	struct dbtp_buf rec = {0};
+	uint32_t prev = 0;
+
+	if (dbtp_buf_reserve(&rec, 50 + t->bntouch * 20)) {
+		complain("dbtprof plugin: out of memory for an interval");
+		abort();
+	}
+	dbtp_put_varint(&rec, t->num);
+	dbtp_put_varint(&rec, t->tid);
+	dbtp_put_varint(&rec, flags);
+	dbtp_put_varint(&rec, t->bindex++);
+	dbtp_put_varint(&rec, t->bntouch);
+	for (size_t i = 0; i < t->bntouch; i++) {
+		uint32_t id = t->btouch[i];
+
+		dbtp_put_varint(&rec, dbtp_zigzag((int64_t)id - prev));
+		dbtp_put_varint(&rec, t->bx[id]);
+		t->bblocks += t->bx[id];
+		t->bx[id] = 0;
+		prev = id;
+	}
+	t->bntouch = 0;
+	while (t->bend <= t->binsns)
+		t->bend += bbv_interval;
+	queue_record(t, &rec);
+}
+
+static __attribute__((noinline)) int bbv_grow(struct thr *t, uint32_t id)
+{
+	/* Start large: calloc'd memory is zero pages until touched. */
+	size_t cap = t->bcap ? t->bcap : 1u << 16;
+	uint64_t *bx;
+	uint32_t *bt;
+
+	while (cap <= id)
+		cap *= 2;
+	pthread_mutex_lock(&t->mu);
+	bx = realloc(t->bx, cap * sizeof(*bx));
+	if (bx) {
+		memset(bx + t->bcap, 0, (cap - t->bcap) * sizeof(*bx));
+		t->bx = bx;
+	}
+	bt = realloc(t->btouch, cap * sizeof(*bt));
+	if (bt)
+		t->btouch = bt;
+	if (bx && bt)
+		t->bcap = cap;
+	pthread_mutex_unlock(&t->mu);
+	if (!bx || !bt) {
+		complain("dbtprof plugin: out of memory for interval counts");
+		abort();
+	}
+	return 0;
+}
+
+static __attribute__((noinline)) void bbv_end_interval(struct thr *t)
+{
+	pthread_mutex_lock(&t->mu);
+	if (!t->frozen)
+		bbv_close(t, 0);
+	pthread_mutex_unlock(&t->mu);
+}
+
+static void on_tb_exec_bbv(unsigned int vcpu, void *udata)
+{
+	struct thr *t = thr_cur();
+	uint64_t ud = (uintptr_t)udata;
+	uint32_t id = (uint32_t)(ud >> 17), n = ud & 0xffff;
+
+	(void)vcpu;
+	if (unlikely(id >= t->bcap))
+		bbv_grow(t, id);
+	if (unlikely(ud & (1u << 16)) && t->binsns &&
+	    last_pages[t->bprev / PAGE_BLOCKS][t->bprev % PAGE_BLOCKS] ==
+		    blk_get(id)->vaddr)
+	{
+		/* A rep instruction's repeat pass: counted once, so not at
+		 * all here (as dbtp_bbv_block_insns() rules for traces). */
+		t->bprev = id;
+		return;
+	}
+	t->bprev = id;
+	if (!t->bx[id]++)
+		t->btouch[t->bntouch++] = id;
+	t->binsns += n;
+	if (unlikely(t->binsns >= t->bend))
+		bbv_end_interval(t);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
@@ -849,6 +1035,16 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 		exit_seen = 1;
 		exit_code = a1;
 	}
+	if (mode == DBTP_MODE_BBV && num == nr_exit) {
+		struct thr *t = thr_cur();
+
+		pthread_mutex_lock(&t->mu);
+		if (!t->frozen) {
+			bbv_close(t, DBTP_IVL_LAST | DBTP_IVL_EXITED);
+			t->frozen = t->exited = 1;
+		}
+		pthread_mutex_unlock(&t->mu);
+	}
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
@@ -872,7 +1068,7 @@ static void write_end(void)
 	uint64_t total = 0;
 
 	for (struct thr *t = threads; t; t = t->next)
-		total += t->enc.blocks;
+		total += mode == DBTP_MODE_BBV ? t->bblocks : t->enc.blocks;
 	ebuf.len = 0;
 	if (dbtp_buf_reserve(&ebuf, 80))
 		return;
@@ -911,7 +1107,10 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		pthread_mutex_lock(&thr_mu);
 		for (struct thr *t = threads; t; t = t->next) {
 			pthread_mutex_lock(&t->mu);
-			if (!t->frozen) {
+			if (!t->frozen && mode == DBTP_MODE_BBV) {
+				bbv_close(t, DBTP_IVL_LAST);
+				t->frozen = 1;
+			} else if (!t->frozen) {
 				t->frozen = 1;
 				__atomic_store_n(&t->limit, 0,
 						 __ATOMIC_RELAXED);
@@ -965,10 +1164,12 @@ static int write_header(const char *target)
 	};
 	uint64_t feat = 0;
 
-	if (mode != DBTP_MODE_COUNT)
+	if (mode == DBTP_MODE_BLOCKS || mode == DBTP_MODE_MEM)
 		feat |= DBTP_FEAT_SYSCALL;
 	if (mode == DBTP_MODE_MEM)
 		feat |= DBTP_FEAT_MEM;
+	if (mode == DBTP_MODE_BBV)
+		feat |= DBTP_FEAT_BBV;
 	ebuf.len = 0;
 	if (dbtp_buf_reserve(&ebuf, 64))
 		return -1;
@@ -977,6 +1178,10 @@ static int write_header(const char *target)
 	dbtp_put_varint(&ebuf, feat);
 	dbtp_put_varint(&ebuf, arch);
 	dbtp_put_varint(&ebuf, (uint64_t)mode);
+	if (mode == DBTP_MODE_BBV) {
+		dbtp_put_varint(&ebuf, bbv_interval);
+		dbtp_put_varint(&ebuf, (uint64_t)bbv_rep_insn);
+	}
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
 		size_t k = strlen(kv[i][0]), v = strlen(kv[i][1]);
 
@@ -1026,9 +1231,11 @@ static int parse_args(int argc, char **argv)
 				mode = DBTP_MODE_BLOCKS;
 			else if (!strcmp(v, "mem"))
 				mode = DBTP_MODE_MEM;
+			else if (!strcmp(v, "bbv"))
+				mode = DBTP_MODE_BBV;
 			else {
 				complain("dbtprof plugin: unknown mode '%s' "
-					 "(count, blocks or mem)",
+					 "(count, blocks, mem or bbv)",
 					 v);
 				return -1;
 			}
@@ -1041,6 +1248,18 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			}
 			chunk_words = (size_t)c;
+		} else if (!strncmp(a, "interval=", 9)) {
+			bbv_interval = strtoull(v, &end, 10);
+			if (*end || !*v || !bbv_interval || *v == '-') {
+				complain("dbtprof plugin: bad interval '%s'", v);
+				return -1;
+			}
+		} else if (!strncmp(a, "rep=", 4)) {
+			if (strcmp(v, "iter") && strcmp(v, "insn")) {
+				complain("dbtprof plugin: rep is iter or insn");
+				return -1;
+			}
+			bbv_rep_insn = !strcmp(v, "insn");
 		} else if (!strncmp(a, "flush=", 6)) {
 			flush_ms = strtol(v, &end, 10);
 			if (*end || !*v || flush_ms < 0 || flush_ms > 60000) {
@@ -1117,6 +1336,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (write_header(info->target_name))
 		return -1;
+	if (mode == DBTP_MODE_BBV)
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	if (mode != DBTP_MODE_COUNT) {
 		pthread_condattr_t ca;
 
@@ -1130,8 +1351,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 		writer_started = 1;
-		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
-		qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+		if (mode != DBTP_MODE_BBV) {
+			qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+			qemu_plugin_register_vcpu_syscall_ret_cb(id,
+								 on_syscall_ret);
+		}
 	} else {
 		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	}

@@ -47,6 +47,17 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t thread,
 		      const struct dbtp_block *b, dbtp_err *err);
 
 /**
+ * dbtp_bbvgen_interval() - a whole interval counted elsewhere (the plugin's
+ * bbv mode): @n translation blocks @ids (in order of first execution) ran
+ * @execs times.  @last marks the thread's last, possibly short, interval
+ * (left out with @drop_partial).  Do not mix with dbtp_bbvgen_block() for
+ * one thread.
+ */
+int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t thread, const uint32_t *ids,
+			 const uint64_t *execs, uint32_t n, int last,
+			 const dbtp_trace *t, dbtp_err *err);
+
+/**
  * dbtp_bbvgen_finish() - close the last intervals and number the basic
  * blocks, using the complete block table of @t.  Ids run from 1 in order of
  * first appearance: thread 0's intervals first, then thread 1's, ...

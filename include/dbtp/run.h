@@ -31,6 +31,7 @@
  * @flush_ms: plugin idle flush interval in ms, -1 for the default (20),
  *            0 to write only full chunks.
  * @aslr: 1 leaves host address-space randomisation on (default off).
+ * @plugin_args: more comma-separated plugin arguments (e.g. "interval=N").
  */
 struct dbtp_run_opts {
 	const char *qemu, *cpu, *sysroot, *plugin, *argv0, *mode;
@@ -42,6 +43,7 @@ struct dbtp_run_opts {
 	int zstd;
 	int flush_ms;
 	int aslr;
+	const char *plugin_args;
 };
 
 /**

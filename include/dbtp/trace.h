@@ -19,6 +19,7 @@ enum dbtp_mode {
 	DBTP_MODE_COUNT = 0,  /* per-block execution counts only */
 	DBTP_MODE_BLOCKS = 1, /* every executed block, per thread, + syscalls */
 	DBTP_MODE_MEM = 2,    /* blocks + every load and store */
+	DBTP_MODE_BBV = 3,    /* per-thread interval vectors, counted in QEMU */
 };
 
 /** dbtp_mode_name() - "count", "blocks", "mem" or "unknown". */
@@ -77,6 +78,7 @@ enum dbtp_event_type {
 	DBTP_EV_THREAD_START = 5, /* first event of @thread */
 	DBTP_EV_THREAD_EXIT = 6,  /* @thread ended */
 	DBTP_EV_COUNT = 7,	  /* count mode: @block executed @count times */
+	DBTP_EV_INTERVAL = 8,	  /* bbv mode: one interval of @thread */
 };
 
 /* struct dbtp_event.mem_flags */
@@ -100,6 +102,15 @@ struct dbtp_event {
 	uint64_t args[6];
 	int64_t ret;
 	uint64_t count;
+	/* DBTP_EV_INTERVAL: @nivl translation blocks @ivl_ids executed
+	 * @ivl_execs times, in order of first execution in the interval;
+	 * @ivl_index counts the thread's intervals from 0; @ivl_last marks
+	 * its last (possibly shorter) one. */
+	const uint32_t *ivl_ids;
+	const uint64_t *ivl_execs;
+	uint32_t nivl;
+	uint64_t ivl_index;
+	int ivl_last;
 };
 
 /** How the plugin said the process ended (END record). */
@@ -125,6 +136,8 @@ struct dbtp_trace_info {
 	uint64_t features;
 	enum dbtp_arch arch;
 	int mode;
+	uint64_t interval;	  /* bbv mode: instructions per interval */
+	int rep_per_instruction; /* bbv mode: rep counting convention */
 	int has_end, end_reason;
 	uint64_t end_code, end_threads, end_blocks, end_distinct, end_files;
 	int has_status, status_kind;

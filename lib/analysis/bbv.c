@@ -100,29 +100,6 @@ int dbtp_bbvgen_new(dbtp_bbvgen **out, const struct dbtp_bbv_opts *o,
 	return 0;
 }
 
-int dbtp_x86_is_rep_string(const uint8_t *p, size_t len)
-{
-	int rep = 0;
-	size_t i = 0;
-
-	for (; i < len; i++) { /* legacy prefixes, then REX */
-		uint8_t c = p[i];
-
-		if (c == 0xf2 || c == 0xf3)
-			rep = 1;
-		else if (c != 0xf0 && c != 0x2e && c != 0x36 && c != 0x3e &&
-			 c != 0x26 && c != 0x64 && c != 0x65 && c != 0x66 &&
-			 c != 0x67)
-			break;
-	}
-	if (i < len && (p[i] & 0xf0) == 0x40)
-		i++;
-	if (!rep || i >= len)
-		return 0;
-	return (p[i] >= 0xa4 && p[i] <= 0xa7) || (p[i] >= 0xaa && p[i] <= 0xaf) ||
-	       (p[i] >= 0x6c && p[i] <= 0x6f);
-}
-
 static struct bthread *thread(dbtp_bbvgen *g, uint32_t num, dbtp_err *err)
 {
 	if (num >= g->nth) {
@@ -229,6 +206,30 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 		while (t->end <= t->insns)
 			t->end += g->o.interval;
 	}
+	return 0;
+}
+
+int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
+			 const uint64_t *execs, uint32_t n, int last,
+			 const dbtp_trace *tr, dbtp_err *err)
+{
+	struct bthread *t = thread(g, num, err);
+
+	if (!t)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		t->insns += execs[i] * dbtp_trace_block(tr, ids[i])->ninsns;
+	if (last && g->o.drop_partial)
+		return 0;
+	if (GROW(t->tb, t->ncap, t->n + n) || GROW(t->cnt, t->cntcap, t->n + n) ||
+	    GROW(t->ivl, t->ivlcap, t->nivl + 2))
+		return nomem(err);
+	if (!t->nivl)
+		t->ivl[t->nivl++] = 0;
+	memcpy(t->tb + t->n, ids, n * sizeof(*ids));
+	memcpy(t->cnt + t->n, execs, n * sizeof(*execs));
+	t->n += n;
+	t->ivl[t->nivl++] = t->n;
 	return 0;
 }
 

@@ -254,8 +254,11 @@ next_env:;
 		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",zstd=%d",
 			      o->zstd);
 	if (o->flush_ms >= 0)
-		snprintf(arg + n, sizeof(arg) - (size_t)n, ",flush=%d",
-			 o->flush_ms);
+		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",flush=%d",
+			      o->flush_ms);
+	if (o->plugin_args && *o->plugin_args)
+		snprintf(arg + n, sizeof(arg) - (size_t)n, ",%s",
+			 o->plugin_args);
 	strv_add(&qa, "-plugin");
 	strv_add(&qa, arg);
 	strv_add(&qa, r->program);

@@ -33,7 +33,8 @@ enum {
 	DBTP_REC_COUNTS = 6, /* per-block execution counts (count mode) */
 	DBTP_REC_END = 7,    /* the plugin's last record */
 	DBTP_REC_STATUS = 8, /* how the guest ended, added by the recorder */
-	DBTP_REC_MAX = 8,
+	DBTP_REC_INTERVALS = 9, /* bbv mode: one thread's interval vector */
+	DBTP_REC_MAX = 9,
 };
 
 /* Frame flags. */
@@ -42,7 +43,12 @@ enum {
 /* Feature bits in the header; a reader rejects bits it does not know. */
 #define DBTP_FEAT_MEM 0x01     /* EVENTS carry memory accesses */
 #define DBTP_FEAT_SYSCALL 0x02 /* EVENTS carry syscalls */
-#define DBTP_FEAT_KNOWN (DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL)
+#define DBTP_FEAT_BBV 0x04 /* INTERVALS records (bbv mode) */
+#define DBTP_FEAT_KNOWN (DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL | DBTP_FEAT_BBV)
+
+/* INTERVALS record flags. */
+#define DBTP_IVL_LAST 0x01    /* the thread's last interval (may be short) */
+#define DBTP_IVL_EXITED 0x02  /* ... because the thread called exit */
 
 /* Op kinds of an EVENTS chunk: varint v, kind = v & 7, value = v >> 3. */
 enum {

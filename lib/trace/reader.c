@@ -72,6 +72,10 @@ struct dbtp_trace {
 	uint32_t prev, idx;
 	uint64_t run, cblocks, cmems, csys;
 	int pending_start, pending_exit, chunk_done;
+	/* the last INTERVALS record */
+	uint32_t *ivl_ids;
+	uint64_t *ivl_execs;
+	size_t ivl_cap;
 	/* decoding COUNTS */
 	struct dbtp_cursor cc;
 	uint64_t count_next, count_left;
@@ -92,6 +96,8 @@ const char *dbtp_mode_name(int mode)
 		return "blocks";
 	case DBTP_MODE_MEM:
 		return "mem";
+	case DBTP_MODE_BBV:
+		return "bbv";
 	default:
 		return "unknown";
 	}
@@ -290,13 +296,20 @@ static int rec_header(dbtp_trace *t, dbtp_err *err)
 		return fail(t, err, "unknown feature bits in header");
 	if (arch != DBTP_ARCH_X86_64 && arch != DBTP_ARCH_AARCH64)
 		return fail(t, err, "unknown guest architecture");
-	if (mode > DBTP_MODE_MEM)
+	if (mode > DBTP_MODE_BBV)
 		return fail(t, err, "unknown recording mode");
 	t->info.major = (unsigned)maj;
 	t->info.minor = (unsigned)min;
 	t->info.features = feat;
 	t->info.arch = (enum dbtp_arch)arch;
 	t->info.mode = (int)mode;
+	if (mode == DBTP_MODE_BBV) {
+		t->info.interval = dbtp_get_varint(&c);
+		t->info.rep_per_instruction = (int)dbtp_get_varint(&c);
+		if (c.bad || !t->info.interval ||
+		    t->info.rep_per_instruction > 1)
+			return fail(t, err, "malformed bbv header fields");
+	}
 	if (arch == DBTP_ARCH_X86_64) {
 		t->nr_clone = 56;
 		t->nr_clone3 = 435;
@@ -453,8 +466,8 @@ static int chunk_begin(dbtp_trace *t, dbtp_err *err)
 	uint64_t num, seq, tid, first;
 	struct tstate *ts;
 
-	if (t->info.mode == DBTP_MODE_COUNT)
-		return fail(t, err, "EVENTS record in a count-mode trace");
+	if (t->info.mode == DBTP_MODE_COUNT || t->info.mode == DBTP_MODE_BBV)
+		return fail(t, err, "EVENTS record in a count- or bbv-mode trace");
 	dbtp_cursor_init(&t->c, t->raw.p, t->raw.len);
 	num = dbtp_get_varint(&t->c);
 	seq = dbtp_get_varint(&t->c);
@@ -703,6 +716,77 @@ static int rec_counts(dbtp_trace *t, dbtp_err *err)
 	return 0;
 }
 
+static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+{
+	struct dbtp_cursor c;
+	uint64_t num, tid, flags, index, n;
+	int64_t id = 0;
+	struct tstate *ts;
+
+	if (t->info.mode != DBTP_MODE_BBV)
+		return fail(t, err, "INTERVALS record outside bbv mode");
+	dbtp_cursor_init(&c, t->raw.p, t->raw.len);
+	num = dbtp_get_varint(&c);
+	tid = dbtp_get_varint(&c);
+	flags = dbtp_get_varint(&c);
+	index = dbtp_get_varint(&c);
+	n = dbtp_get_varint(&c);
+	if (c.bad || flags > (DBTP_IVL_LAST | DBTP_IVL_EXITED) ||
+	    n > t->raw.len || n > t->nblocks)
+		return fail(t, err, "malformed INTERVALS record");
+	ts = thread_get(t, num, err);
+	if (!ts)
+		return -1;
+	if (!ts->seen) {
+		ts->seen = 1;
+		ts->pub.num = (uint32_t)num;
+		ts->pub.tid = tid;
+		ts->pub.parent = -1;
+	} else if (ts->pub.tid != tid) {
+		return fail(t, err, "thread id changed between intervals");
+	}
+	if (ts->pub.end != DBTP_THREAD_RUNNING || index != ts->next_seq)
+		return fail(t, err, "INTERVALS record out of sequence");
+	if (n > t->ivl_cap) {
+		uint32_t *ids = realloc(t->ivl_ids, n * sizeof(*ids));
+		uint64_t *ex;
+
+		if (!ids)
+			return dbtp_err_set(err, ENOMEM, "out of memory");
+		t->ivl_ids = ids;
+		ex = realloc(t->ivl_execs, n * sizeof(*ex));
+		if (!ex)
+			return dbtp_err_set(err, ENOMEM, "out of memory");
+		t->ivl_execs = ex;
+		t->ivl_cap = n;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		id += dbtp_unzigzag(dbtp_get_varint(&c));
+		t->ivl_execs[i] = dbtp_get_varint(&c);
+		if (c.bad || id < 0 || (uint64_t)id >= t->nblocks ||
+		    !t->ivl_execs[i])
+			return fail(t, err, "bad entry in INTERVALS record");
+		t->ivl_ids[i] = (uint32_t)id;
+		ts->pub.blocks += t->ivl_execs[i];
+		ts->pub.insns += t->ivl_execs[i] * blk(t, (uint32_t)id)->ninsns;
+	}
+	if (!dbtp_cursor_done(&c))
+		return fail(t, err, "trailing bytes in INTERVALS record");
+	ts->next_seq++;
+	if (flags & DBTP_IVL_LAST)
+		ts->pub.end = flags & DBTP_IVL_EXITED ? DBTP_THREAD_EXITED
+						      : DBTP_THREAD_ENDED;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = DBTP_EV_INTERVAL;
+	ev->thread = (uint32_t)num;
+	ev->ivl_ids = t->ivl_ids;
+	ev->ivl_execs = t->ivl_execs;
+	ev->nivl = (uint32_t)n;
+	ev->ivl_index = index;
+	ev->ivl_last = (flags & DBTP_IVL_LAST) != 0;
+	return 1;
+}
+
 static int rec_end(dbtp_trace *t, dbtp_err *err)
 {
 	struct dbtp_cursor c;
@@ -803,6 +887,11 @@ int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		case DBTP_REC_STATUS:
 			r = rec_status(t, err);
 			break;
+		case DBTP_REC_INTERVALS:
+			r = rec_intervals(t, ev, err);
+			if (r == 1)
+				return 1;
+			break;
 		}
 		if (r)
 			return -1;
@@ -894,6 +983,8 @@ void dbtp_trace_close(dbtp_trace *t)
 	free(t->pages);
 	free(t->threads);
 	free(t->links);
+	free(t->ivl_ids);
+	free(t->ivl_execs);
 	dbtp_pred_free(&t->pred);
 	dbtp_buf_free(&t->payload);
 	dbtp_buf_free(&t->raw);

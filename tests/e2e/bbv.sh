@@ -69,6 +69,25 @@ eq "sha256sum map" "$(cksum <"$T/s1.bb.map")" "$(cksum <"$T/s2.bb.map")"
 "$DBTPROF" bbv -q -i 5000 -o "$T/a.bb" -- "$G/aarch64/loop"
 eq "aarch64 loop" 20003 "$(tr ' ' '\n' <"$T/a.bb" | awk -F: 'NF == 3 { s += $3 } END { print s }')"
 
+# The plugin's own counting (live bbv, record -m bbv) gives the files the
+# block stream gives, for both rep conventions and several threads.
+for g in rep threads nested; do
+	for r in per-iteration per-instruction; do
+		"$DBTPROF" record -q -o "$T/b.trace" -- "$G/x86_64/$g" || true
+		"$DBTPROF" bbv -q -i 3000 --rep $r -o "$T/t.bb" "$T/b.trace"
+		"$DBTPROF" bbv -q -i 3000 --rep $r -o "$T/v.bb" -- "$G/x86_64/$g" || true
+		"$DBTPROF" record -q -m bbv --interval 3000 --rep $r -o "$T/v.trace" -- "$G/x86_64/$g" || true
+		"$DBTPROF" bbv -q -i 3000 --rep $r -o "$T/w.bb" "$T/v.trace"
+		for f in "$T"/t.bb*; do
+			x=${f#"$T"/t.bb}
+			eq "$g $r live$x" "$(cat "$f")" "$(cat "$T/v.bb$x")"
+			eq "$g $r bbv trace$x" "$(cat "$f")" "$(cat "$T/w.bb$x")"
+		done
+	done
+done
+eq "bbv trace verifies" 0 "$(status "$DBTPROF" verify "$T/v.trace")"
+eq "bbv trace, other interval" 1 "$(status "$DBTPROF" bbv -q -i 5000 -o "$T/x.bb" "$T/v.trace")"
+
 # Errors and exit status.
 eq "bbv status passes" 7 "$(status "$DBTPROF" bbv -q -i 1000 -o "$T/n.bb" -- "$G/x86_64/nested")"
 eq "bbv no output" 2 "$(status "$DBTPROF" bbv "$T/l.trace")"

@@ -6,7 +6,6 @@
 D=$(pwd)
 mkdir -p "$T/a/deeper/still" "$T/b"
 seq 1 20000 >"$T/input.txt"
-printf 'local s = 0\nfor i = 1, 20000 do s = s + i %% 7 end\nprint(s)\n' >"$T/p.lua"
 
 same() { # NAME PROGRAM ARGS...
 	name=$1
@@ -25,7 +24,8 @@ same() { # NAME PROGRAM ARGS...
 
 same sha256sum sha256sum "$T/input.txt"
 same xz xz -1 -c "$T/input.txt"
-command -v lua5.4 >/dev/null && same lua lua5.4 "$T/p.lua"
+# (lua5.4 is left out: Lua 5.4 seeds its string hashing from time(), so
+# its work differs from run to run; see doc/dbtprof-record.md.)
 command -v sqlite3 >/dev/null && same sqlite3 sqlite3 :memory: \
 	"with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000) select sum(x * x) from c;"
 same aarch64-hello "$G/c-aarch64/hello"

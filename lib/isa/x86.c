@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* x86.c - x86-64 instruction facts needed without a disassembler. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dbtp/bbv.h"
+
+int dbtp_x86_is_rep_string(const uint8_t *p, size_t len)
+{
+	int rep = 0;
+	size_t i = 0;
+
+	for (; i < len; i++) { /* legacy prefixes, then REX */
+		uint8_t c = p[i];
+
+		if (c == 0xf2 || c == 0xf3)
+			rep = 1;
+		else if (c != 0xf0 && c != 0x2e && c != 0x36 && c != 0x3e &&
+			 c != 0x26 && c != 0x64 && c != 0x65 && c != 0x66 &&
+			 c != 0x67)
+			break;
+	}
+	if (i < len && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (!rep || i >= len)
+		return 0;
+	return (p[i] >= 0xa4 && p[i] <= 0xa7) || (p[i] >= 0xaa && p[i] <= 0xaf) ||
+	       (p[i] >= 0x6c && p[i] <= 0x6f);
+}

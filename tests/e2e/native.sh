@@ -1,0 +1,168 @@
+#!/bin/bash
+# dbtprof native-count: instruction counts taken natively under ptrace
+# single-stepping, not from QEMU.  They must equal the known counts of the
+# x86-64 guests and what `dbtprof record` + `dbtprof stats` count; a BBV of
+# the loop guest derived by hand; per-thread counts; error cases.
+. "$(dirname "$0")/lib.sh"
+X=$G/x86_64
+
+nc() {
+	"$DBTPROF" native-count "$@"
+}
+
+# Where ptrace is not allowed (a container without CAP_SYS_PTRACE, ...)
+# there is nothing to count: say so and pass.
+s=$(status nc --report "$T/probe" -- "$X/loop")
+if [ "$s" = 125 ] && grep -q "ptrace is not permitted" "$T/probe" 2>/dev/null; then
+	echo "skipped: ptrace not permitted here"
+	exit 0
+fi
+nc --report "$T/probe" -- "$X/loop" 2>"$T/probe.err" ||
+	fail "native-count loop: $(cat "$T/probe.err")"
+
+# --- exact counts, and equal to QEMU's ------------------------------------
+# loop 20004, nested 8565, syscalls 13: tests/guests/expected.txt.
+# memops: lea + mov, N = 1000 iterations of 5 (mov, mov, add, dec, jnz),
+# then mov, xor, syscall: 2 + 5000 + 3 = 5005.
+for g in loop:20004:0 nested:8565:7 syscalls:13:3 memops:5005:0; do
+	IFS=: read -r name insns st <<<"$g"
+	s=$(status nc --json --report "$T/$name.json" -- "$X/$name")
+	eq "$name status" "$st" "$s"
+	eq "$name instructions" "$insns" "$(jq -r .instructions "$T/$name.json")"
+	# The final exit syscall gives no step stop: counted from the exit stop.
+	eq "$name steps" $((insns - 1)) "$(jq -r .steps "$T/$name.json")"
+	eq "$name exit syscall counted" 1 "$(jq -r .exit_syscalls "$T/$name.json")"
+	eq "$name argv0" "$name" "$(jq -r .argv0 "$T/$name.json")"
+	eq "$name record status" "$st" "$(rec "$T/$name.trace" "$X/$name")"
+	eq "$name native = record" "$(js "$T/$name.trace" .instructions)" "$insns"
+done
+
+# Text report on stderr; the guest's stdout passes through untouched.
+out=$(nc -- "$X/syscalls" 2>"$T/syscalls.txt") || true
+eq "syscalls stdout" "hello" "$out"
+contains "text report" "instructions  13" "$(cat "$T/syscalls.txt")"
+contains "text report exit" "exit          status 3" "$(cat "$T/syscalls.txt")"
+
+# segv: mov + 1000 x (dec, jnz) + xor complete, the faulting load does not:
+# 2002 (insns_retired in expected.txt); status 128 + SIGSEGV.
+s=$(status nc --json --report "$T/segv.json" -- "$X/segv")
+eq "segv status" 139 "$s"
+eq "segv instructions" 2002 "$(jq -r .instructions "$T/segv.json")"
+eq "segv signal" 11 "$(jq -r .signal "$T/segv.json")"
+eq "segv no exit syscall" 0 "$(jq -r .exit_syscalls "$T/segv.json")"
+
+# --- rep string instructions ---------------------------------------------
+# rep stosb x100, rep movsq x10, rep movsb with rcx = 0, among 10 others:
+# per iteration 10 + 100 + 10 + 1 = 121; per instruction 10 + 3 = 13.
+cat >"$T/rep.S" <<'EOF'
+	.bss
+buf:	.skip 4096
+	.text
+	.globl _start
+_start:
+	lea buf(%rip), %rdi
+	mov $100, %ecx
+	xor %eax, %eax
+	rep stosb
+	lea buf(%rip), %rsi
+	lea buf+2048(%rip), %rdi
+	mov $10, %ecx
+	rep movsq
+	xor %ecx, %ecx
+	rep movsb
+	mov $60, %eax
+	xor %edi, %edi
+	syscall
+EOF
+if ${GUEST_CC:-gcc} -nostdlib -static -no-pie -o "$T/rep" "$T/rep.S" 2>/dev/null; then
+	nc --json --report "$T/rep1.json" -- "$T/rep"
+	eq "rep per iteration" 121 "$(jq -r .instructions "$T/rep1.json")"
+	eq "rep mode" iteration "$(jq -r .rep_counting "$T/rep1.json")"
+	nc --json --report "$T/rep2.json" --rep-per-instruction -- "$T/rep"
+	eq "rep per instruction" 13 "$(jq -r .instructions "$T/rep2.json")"
+	eq "rep folded" 108 "$(jq -r .rep_iterations_folded "$T/rep2.json")"
+	# One block: nothing transfers control; a rep iteration stays in it.
+	nc --report /dev/null --interval 1000 -o "$T/rep.bb" -- "$T/rep"
+	eq "rep bbv" "T:1:121 " "$(cat "$T/rep.bb")"
+fi
+
+# --- basic block vectors ---------------------------------------------------
+# loop: block 1 = 0x401000 [mov, dec, jnz taken] = 3; block 2 = 0x401007
+# [dec, jnz taken] = 2, 9998 times, then once [dec, jnz not taken, mov, xor,
+# syscall] = 5 (a block ends only where control goes elsewhere).
+# Interval 5000, cut at the first block end at or after k x 5000:
+#   1: 3 + 2499 x 2 = 5001            -> T:1:3 :2:4998
+#   2: ends at 10001 (2500 blocks)    -> T:2:5000
+#   3: ends at 15001                  -> T:2:5000
+#   4: 2499 x 2 + 5 = 5003, at 20004  -> T:2:5003
+s=$(status nc --json --report "$T/bbv.json" --interval 5000 -o "$T/loop.bb" -- "$X/loop")
+eq "bbv status" 0 "$s"
+eq "loop bbv" "T:1:3 :2:4998 
+T:2:5000 
+T:2:5000 
+T:2:5003 " "$(cat "$T/loop.bb")"
+eq "loop bbv map" "1 0x401000
+2 0x401007" "$(cat "$T/loop.bb.map")"
+eq "bbv intervals" 4 "$(jq -r .bbv.intervals "$T/bbv.json")"
+eq "bbv blocks" 2 "$(jq -r .bbv.blocks "$T/bbv.json")"
+
+# Line totals: each interval is N plus the overshoot past its nominal cut,
+# less the previous interval's overshoot; cumulative totals reach each cut
+# by less than one block (<= 5 here) and add up to the instruction count.
+check_cuts() { # FILE N TOTAL MAXBLOCK
+	sed 's/^T//' "$1" | awk -v n="$2" -v total="$3" -v maxb="$4" '
+		{ s = 0
+		  for (i = 1; i <= NF; i++) { split($i, p, ":"); s += p[3] }
+		  cum += s; k++
+		  if (cum < total && (cum < k * n || cum - k * n >= maxb))
+			{ print "interval " k " ends at " cum; bad = 1 } }
+		END { if (cum != total) { print "sum " cum; bad = 1 }
+		      print bad ? "bad" : "ok" }'
+}
+eq "loop bbv cuts" ok "$(check_cuts "$T/loop.bb" 5000 20004 5)"
+nc --report /dev/null --interval 1000 -o "$T/nested.bb" -- "$X/nested" || true
+eq "nested bbv cuts" ok "$(check_cuts "$T/nested.bb" 1000 8565 8565)"
+eq "nested bbv intervals" 9 "$(wc -l <"$T/nested.bb")"
+eq "nested bbv ids" "$(wc -l <"$T/nested.bb.map")" \
+	"$(tr ' ' '\n' <"$T/nested.bb" | sed -n 's/^T\{0,1\}:\([0-9]*\):.*/\1/p' | sort -un | wc -l)"
+
+# --- threads: followed and counted per thread (expected.txt) --------------
+nc --json --report "$T/threads.json" -- "$X/threads"
+eq "threads instructions" 300036 "$(jq -r .instructions "$T/threads.json")"
+eq "threads per thread" "120024 80006 100006" \
+	"$(jq -r '[.threads[].instructions] | map(tostring) | join(" ")' "$T/threads.json")"
+eq "threads exit syscalls" 3 "$(jq -r .exit_syscalls "$T/threads.json")"
+
+# --- the same controlled environment as record -----------------------------
+out=$(nc --report /dev/null -- env)
+eq "fixed env" "PATH=/usr/local/bin:/usr/bin:/bin
+LC_ALL=C" "$out"
+
+# --- errors: one line, status 125 (2 for usage) ----------------------------
+s=$(status nc -- "$T/no-such-program")
+eq "missing program status" 125 "$s"
+contains "missing program" "program not found" "$(nc -- "$T/no-such-program" 2>&1 || true)"
+s=$(status nc -- "$G/aarch64/loop")
+eq "aarch64 status" 125 "$s"
+contains "aarch64" "an aarch64 program" "$(nc -- "$G/aarch64/loop" 2>&1 || true)"
+printf '#!/bin/sh\nexit 0\n' >"$T/script"
+chmod +x "$T/script"
+eq "not ELF status" 125 "$(status nc -- "$T/script")"
+eq "not ELF one line" 1 "$(nc -- "$T/script" 2>&1 | wc -l)"
+if command -v strace >/dev/null; then
+	# Being traced already makes PTRACE_TRACEME fail with EPERM, as in a
+	# container without CAP_SYS_PTRACE.
+	s=$(status strace -f -o /dev/null "$DBTPROF" native-count -- "$X/loop")
+	eq "ptrace denied status" 125 "$s"
+	msg=$(strace -f -o /dev/null "$DBTPROF" native-count -- "$X/loop" 2>&1 || true)
+	contains "ptrace denied" "ptrace is not permitted here" "$msg"
+	eq "ptrace denied one line" 1 "$(echo "$msg" | wc -l)"
+fi
+eq "interval without -o" 2 "$(status nc --interval 5 -- "$X/loop")"
+eq "-o without interval" 2 "$(status nc -o "$T/x.bb" -- "$X/loop")"
+eq "interval 0" 2 "$(status nc --interval 0 -o "$T/x.bb" -- "$X/loop")"
+eq "unwritable bbv" 125 "$(status nc --interval 5 -o "$T/no/such/dir.bb" -- "$X/loop")"
+eq "no program" 2 "$(status nc)"
+contains "help" "native-count" "$(nc --help)"
+
+done_ok
