@@ -20,6 +20,7 @@ static const struct command {
 	{"bbv", cmd_bbv, "basic block vectors (SimPoint .bb) from a trace or a run"},
 	{"simpoint", cmd_simpoint, "SimPoint phase clustering: simulation points and weights"},
 	{"locate", cmd_locate, "where simulation points start; check them in another run"},
+	{"cache", cmd_cache, "L1D/L2 cache model: miss rates and MPKI per interval"},
 	{"native-count", cmd_native_count, "count a program's instructions natively (ptrace), a reference"},
 	{"compare", cmd_compare, "where two recordings of a program part, and why"},
 };

@@ -1,0 +1,144 @@
+#!/bin/bash
+# Cache model: exact hit/miss/write-back counts for the memops guests
+# (x86-64 and AArch64) derived by hand, intervals lined up with bbv, a
+# SimPoint estimate from hand-made files, and the errors.
+. tests/e2e/lib.sh
+
+# cj TRACE FILTER ARGS... : a value from `cache --json`
+cj() {
+	tr=$1
+	f=$2
+	shift 2
+	"$DBTPROF" cache --json "$@" "$tr" | jq -r "$f"
+}
+
+# memops: 1000 iterations of an 8-byte load at buf+16k and an 8-byte store
+# at buf+16k+8; buf is 4096-aligned, 16,000 bytes: 250 64-byte lines, each
+# first touched by a load (4 iterations per line).  With the default
+# geometry (L1D 32 KiB 8-way, L2 1 MiB 16-way, 64 B lines) everything fits:
+# 250 cold L1 misses, the other 1750 accesses hit (the store to +8 hits the
+# line its load just brought in); L2 is accessed on each L1 miss and misses
+# each time (cold).  Nothing is evicted, so nothing is written back.
+# Instructions: x86-64 7 (first block) + 999 x 5 (loop) + 3 (exit) = 5005.
+"$DBTPROF" record -q -m mem -o "$T/m.trace" -- "$G/x86_64/memops"
+tot=$(cj "$T/m.trace" '.total | [.instructions, .memory_ops, .stores,
+	.l1_accesses, .l1_misses, .l1_evictions, .l1_writebacks, .l2_accesses,
+	.l2_misses, .l2_evictions, .mem_writebacks] | join(" ")')
+eq "x86 memops totals" "5005 2000 1000 2000 250 0 0 250 250 0 0" "$tot"
+eq "x86 memops instructions = stats" "$(js "$T/m.trace" .instructions)" \
+	"$(cj "$T/m.trace" .total.instructions)"
+# miss rates 250/2000 and 250/250; MPKI 250 x 1000 / 5005 = 49.95005
+eq "x86 memops rates" "0.125 1 49.95 49.95" "$(cj "$T/m.trace" \
+	'.total | [.l1_miss_rate, .l2_miss_rate, .l1_mpki, .l2_mpki] | join(" ")')"
+eq "x86 memops one thread" 1 "$(cj "$T/m.trace" '.threads | length')"
+eq "x86 defaults" "32768 8 64 64 1048576 16 64 1024" "$(cj "$T/m.trace" \
+	'[.l1.size, .l1.ways, .l1.line, .l1.sets, .l2.size, .l2.ways, .l2.line, .l2.sets] | join(" ")')"
+out=$("$DBTPROF" cache "$T/m.trace")
+contains "text config" "L1D  32 KiB, 8-way, 64 B lines, 64 sets" "$out"
+contains "text misses" "L1 misses                        250  miss rate 12.500%, MPKI 49.950" "$out"
+
+# A 1 KiB 2-way L1 (8 sets, 16 lines): line i is evicted when line i+16
+# arrives, dirty (its store): 250 - 16 = 234 evictions, all written back
+# into L2.  With a 4 KiB 4-way L2 (16 sets, 64 lines) line i leaves L2 when
+# line i+64 arrives, after its L1 write-back made it dirty there: 250 - 64
+# = 186 L2 evictions, each a write to memory.
+eq "small caches" "250 234 234 250 186 186" "$(cj "$T/m.trace" \
+	'.total | [.l1_misses, .l1_evictions, .l1_writebacks, .l2_misses, .l2_evictions, .mem_writebacks] | join(" ")' \
+	--l1 1K,2,64 --l2 4K,4,64)"
+# 128-byte lines halve the cold misses: 125.
+eq "128 B lines" "125 125" "$(cj "$T/m.trace" '.total | [.l1_misses, .l2_misses] | join(" ")' \
+	--l1 32K,8,128 --l2 1M,16,128)"
+
+# AArch64: the same walk; instructions 8 + 999 x 5 + 3 = 5006.
+"$DBTPROF" record -q -m mem -o "$T/a.trace" -- "$G/aarch64/memops"
+eq "aarch64 memops totals" "5006 2000 1000 2000 250 0 250 250 0" "$(cj "$T/a.trace" \
+	'.total | [.instructions, .memory_ops, .stores, .l1_accesses, .l1_misses, .l1_writebacks, .l2_accesses, .l2_misses, .mem_writebacks] | join(" ")')"
+
+# Intervals of 1000 instructions, cut as bbv cuts them: 7 + 5k >= 1000 at
+# k = 199 (1002 instructions, 200 iterations), then 1000 each (200
+# iterations: 400 accesses over 3,200 bytes = 50 lines), and the exit
+# block's 3 instructions alone.
+"$DBTPROF" cache --csv -i 1000 "$T/m.trace" >"$T/i.csv"
+eq "intervals" "0,1002,400,50,50|1,1000,400,50,50|2,1000,400,50,50|3,1000,400,50,50|4,1000,400,50,50|5,3,0,0,0" \
+	"$(awk -F, '$1 == 0 && $2 != "total" { print $2 "," $3 "," $7 "," $8 "," $14 }' "$T/i.csv" | paste -sd'|')"
+eq "interval MPKI" "49.900200 50.000000 0.000000" \
+	"$(awk -F, 'NR == 2 || NR == 3 || NR == 7 { print $10 }' "$T/i.csv" | paste -sd' ')"
+"$DBTPROF" bbv -q -i 1000 -o "$T/m.bb" "$T/m.trace"
+eq "as many intervals as bbv" "$(wc -l <"$T/m.bb")" \
+	"$(cj "$T/m.trace" '.threads[0].intervals | length' -i 1000)"
+"$DBTPROF" bbv -q -i 1000 --partial drop -o "$T/d.bb" "$T/m.trace"
+eq "drop: as many as bbv" "$(wc -l <"$T/d.bb")" \
+	"$(cj "$T/m.trace" '.threads[0].intervals | length' -i 1000 --partial drop)"
+eq "drop keeps totals" "5 5005 250" "$(cj "$T/m.trace" \
+	'[(.threads[0].intervals | length), .total.instructions, .total.l1_misses] | join(" ")' \
+	-i 1000 --partial drop)"
+eq "intervals sum" 5005 "$(cj "$T/m.trace" '[.threads[0].intervals[].instructions] | add' -i 777)"
+
+# Threads (a libc program with four): each has its own hierarchy and
+# intervals; per thread, instructions and memory operations are those of
+# stats, and the interval count is the line count of its .bb file.
+"$DBTPROF" record -q -m mem -o "$T/t.trace" -- "$G/c/mt"
+"$DBTPROF" cache --json -i 100000 "$T/t.trace" >"$T/t.json"
+"$DBTPROF" bbv -q -i 100000 -o "$T/t.bb" "$T/t.trace"
+n=$(js "$T/t.trace" '.threads | length')
+eq "mt threads" "$n" "$(jq '.threads | length' "$T/t.json")"
+for ((k = 0; k < n; k++)); do
+	eq "mt thread $k counts" \
+		"$(js "$T/t.trace" ".threads[$k] | [.instructions, .memory_accesses] | join(\" \")")" \
+		"$(jq -r ".threads[$k].total | [.instructions, .memory_ops] | join(\" \")" "$T/t.json")"
+	f=$T/t.bb
+	[ $k -gt 0 ] && f=$T/t.bb.t$k
+	eq "mt thread $k intervals" "$(wc -l <"$f")" "$(jq ".threads[$k].intervals | length" "$T/t.json")"
+	eq "mt thread $k L2 accesses = L1 misses" "$(jq ".threads[$k].total.l1_misses" "$T/t.json")" \
+		"$(jq ".threads[$k].total.l2_accesses" "$T/t.json")"
+done
+eq "mt total" "$(js "$T/t.trace" .memory_accesses)" "$(jq .total.memory_ops "$T/t.json")"
+
+# SimPoint estimate: 0.8 x interval 1 + 0.2 x interval 5 (no accesses:
+# rates 0).  L1 miss rate 0.8 x 0.125 = 0.1 against 0.125: -20%; L1 MPKI
+# 0.8 x 50 = 40 against 250000 / 5005: 40 x 5005 / 250000 - 1 = -0.1992;
+# L2 miss rate 0.8 (-20%), L2 MPKI as L1's.
+printf '1 0\n5 1\n' >"$T/m.simpoints"
+printf '0.8 0\n0.2 1\n' >"$T/m.weights"
+est=$(cj "$T/m.trace" '.estimate | [.weight_sum,
+	.l1_miss_rate.estimate, .l1_miss_rate.full, .l1_miss_rate.relative_error,
+	.l1_mpki.estimate, .l1_mpki.relative_error,
+	.l2_miss_rate.estimate, .l2_miss_rate.relative_error,
+	.l2_mpki.estimate, .l2_mpki.relative_error] | join(" ")' \
+	-i 1000 --simpoints "$T/m.simpoints" --weights "$T/m.weights")
+eq "estimate" "1 0.1 0.125 -0.2 40 -0.1992 0.8 -0.2 40 -0.1992" "$est"
+out=$("$DBTPROF" cache -i 1000 --simpoints "$T/m.simpoints" --weights "$T/m.weights" "$T/m.trace")
+contains "text estimate" "SimPoint estimate of thread 0: 2 points, weights sum 1" "$out"
+contains "text estimate L1" "L1 miss rate        10.0000%      12.5000%        -20.00%" "$out"
+
+# Errors.
+"$DBTPROF" record -q -m blocks -o "$T/b.trace" -- "$G/x86_64/memops"
+eq "blocks mode status" 1 "$(status "$DBTPROF" cache "$T/b.trace")"
+contains "blocks mode message" "a blocks-mode trace has no memory accesses; record it with --mode mem" \
+	"$("$DBTPROF" cache "$T/b.trace" 2>&1 || true)"
+eq "no trace" 2 "$(status "$DBTPROF" cache)"
+eq "two traces" 2 "$(status "$DBTPROF" cache "$T/m.trace" "$T/m.trace")"
+eq "missing trace" 1 "$(status "$DBTPROF" cache "$T/none.trace")"
+eq "ways 0" 2 "$(status "$DBTPROF" cache --l1 32K,0,64 "$T/m.trace")"
+eq "line 48" 2 "$(status "$DBTPROF" cache --l1 32K,8,48 "$T/m.trace")"
+eq "192 sets" 2 "$(status "$DBTPROF" cache --l2 96K,8,64 "$T/m.trace")"
+eq "L2 line < L1 line" 2 "$(status "$DBTPROF" cache --l2 1M,16,32 "$T/m.trace")"
+eq "geometry syntax" 2 "$(status "$DBTPROF" cache --l1 32K "$T/m.trace")"
+contains "geometry message" "dbtprof cache: --l1 '32K,8,48': line size 48 is not a power of two" \
+	"$("$DBTPROF" cache --l1 32K,8,48 "$T/m.trace" 2>&1 || true)"
+eq "interval 0" 2 "$(status "$DBTPROF" cache -i 0 "$T/m.trace")"
+eq "bad partial" 2 "$(status "$DBTPROF" cache --partial some "$T/m.trace")"
+eq "csv and json" 2 "$(status "$DBTPROF" cache --csv --json "$T/m.trace")"
+eq "simpoints alone" 2 "$(status "$DBTPROF" cache --simpoints "$T/m.simpoints" "$T/m.trace")"
+printf '9 0\n' >"$T/far.simpoints"
+printf '1 0\n' >"$T/far.weights"
+eq "point out of range" 1 "$(status "$DBTPROF" cache -i 1000 --simpoints "$T/far.simpoints" --weights "$T/far.weights" "$T/m.trace")"
+contains "point out of range message" "far.simpoints: line 1: interval 9 is past the last interval of thread 0 (6 intervals)" \
+	"$("$DBTPROF" cache -i 1000 --simpoints "$T/far.simpoints" --weights "$T/far.weights" "$T/m.trace" 2>&1 || true)"
+printf '1 0\n2\n' >"$T/bad.simpoints"
+contains "malformed simpoints" "bad.simpoints: line 2: expected \"INTERVAL CLUSTER\"" \
+	"$("$DBTPROF" cache --simpoints "$T/bad.simpoints" --weights "$T/m.weights" "$T/m.trace" 2>&1 || true)"
+printf '0.8 0\n0.2 1\n0.1 2\n' >"$T/bad.weights"
+contains "weight of no point" "bad.weights: line 3: cluster 2 is not in" \
+	"$("$DBTPROF" cache --simpoints "$T/m.simpoints" --weights "$T/bad.weights" "$T/m.trace" 2>&1 || true)"
+done_ok
