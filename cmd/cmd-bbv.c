@@ -54,34 +54,6 @@ static const char usage_text[] =
 	"  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
 	"  -h, --help           this text\n";
 
-static int write_file(const char *path, const struct dbtp_buf *b)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	size_t off = 0;
-
-	if (fd < 0) {
-		error("cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (off < b->len) {
-		ssize_t w = write(fd, b->p + off, b->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			error("%s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd)) {
-		error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 			 int quiet)
 {
@@ -101,7 +73,7 @@ static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 			snprintf(path, sizeof(path), "%s.t%u", out, th);
 		else
 			snprintf(path, sizeof(path), "%s", out);
-		if (write_file(path, &b))
+		if (write_file(path, b.p, b.len))
 			goto out;
 		if (!quiet)
 			fprintf(stderr, "dbtprof: %s: thread %u, %" PRIu64
@@ -135,7 +107,7 @@ static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 		b.len += (size_t)n;
 	}
 	snprintf(path, sizeof(path), "%s.map", out);
-	if (write_file(path, &b))
+	if (write_file(path, b.p, b.len))
 		goto out;
 	rc = 0;
 out:

@@ -50,32 +50,9 @@ static int write_buf(const char *prefix, const char *ext,
 		     const struct dbtp_buf *b)
 {
 	char path[4096];
-	int fd;
-	size_t off = 0;
 
 	snprintf(path, sizeof(path), "%s.%s", prefix, ext);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (off < b->len) {
-		ssize_t w = write(fd, b->p + off, b->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			error("%s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd)) {
-		error("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return write_file(path, b->p, b->len);
 }
 
 static int num_arg(const char *opt, const char *s, unsigned long long lo,

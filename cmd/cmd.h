@@ -38,6 +38,9 @@ const char *fmt_u64(uint64_t v, char *buf);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void progress_done(void);
 
+/** write_file() - create @path with @len bytes of @p; prints the error. */
+int write_file(const char *path, const void *p, size_t len);
+
 /** The plugin next to the dbtprof executable, or $DBTPROF_PLUGIN. */
 const char *plugin_path(void);
 

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,6 +80,34 @@ void progress_done(void)
 	if (progress_shown)
 		fputs("\r\033[K", stderr);
 	progress_shown = 0;
+}
+
+int write_file(const char *path, const void *p, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t off = 0;
+
+	if (fd < 0) {
+		error("cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, (const char *)p + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			error("%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd)) {
+		error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 const char *plugin_path(void)

@@ -723,11 +723,15 @@ static uint64_t *buf_alloc(void)
 	return malloc((chunk_words + SLACK + 64) * sizeof(uint64_t));
 }
 
-/* Hand @t's buffer to the writer and give @t an empty one.  Under t->mu. */
-static void hand_over(struct thr *t, int exit_reason)
+/*
+ * Queue work for the writer: thread @t's @n raw @words, or (words NULL) the
+ * finished record @rec.  Waits while the queue is full.  If @fresh is not
+ * NULL it gets a recycled buffer, or NULL.
+ */
+static void queue_put(struct thr *t, uint64_t *words, size_t n,
+		      int exit_reason, struct dbtp_buf *rec, uint64_t **fresh)
 {
 	struct item *it;
-	uint64_t *fresh;
 
 	pthread_mutex_lock(&q_mu);
 	while (q_len >= MAX_QUEUED)
@@ -737,21 +741,23 @@ static void hand_over(struct thr *t, int exit_reason)
 		q_free_items = it->next;
 	else
 		it = malloc(sizeof(*it));
-	fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
-	pthread_mutex_unlock(&q_mu);
-	if (!fresh)
-		fresh = buf_alloc();
-	if (!it || !fresh) {
-		complain("dbtprof plugin: out of memory for event buffers");
+	if (!it) {
+		pthread_mutex_unlock(&q_mu);
+		complain("dbtprof plugin: out of memory for the writer queue");
 		abort();
 	}
-	memset(&it->rec, 0, sizeof(it->rec));
+	if (fresh)
+		*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
 	it->t = t;
-	it->words = t->buf;
-	it->n = t->n;
+	it->words = words;
+	memset(&it->rec, 0, sizeof(it->rec));
+	if (rec) {
+		it->rec = *rec;
+		memset(rec, 0, sizeof(*rec));
+	}
+	it->n = n;
 	it->exit_reason = exit_reason;
 	it->next = NULL;
-	pthread_mutex_lock(&q_mu);
 	if (q_tail)
 		q_tail->next = it;
 	else
@@ -761,6 +767,18 @@ static void hand_over(struct thr *t, int exit_reason)
 	t->queued++;
 	pthread_cond_signal(&q_nonempty);
 	pthread_mutex_unlock(&q_mu);
+}
+
+/* Hand @t's buffer to the writer and give @t an empty one.  Under t->mu. */
+static void hand_over(struct thr *t, int exit_reason)
+{
+	uint64_t *fresh;
+
+	queue_put(t, t->buf, t->n, exit_reason, NULL, &fresh);
+	if (!fresh && !(fresh = buf_alloc())) {
+		complain("dbtprof plugin: out of memory for event buffers");
+		abort();
+	}
 	t->buf = fresh;
 	t->n = 0;
 }
@@ -846,42 +864,6 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 /* --- bbv mode ----------------------------------------------------------- */
 
-/* Queue a finished record of thread @t for the writer. */
-static void queue_record(struct thr *t, struct dbtp_buf *rec)
-{
-	struct item *it;
-
-	pthread_mutex_lock(&q_mu);
-	while (q_len >= MAX_QUEUED)
-		pthread_cond_wait(&q_space, &q_mu);
-	it = q_free_items;
-	if (it)
-		q_free_items = it->next;
-	else
-		it = malloc(sizeof(*it));
-	if (!it) {
-		pthread_mutex_unlock(&q_mu);
-		complain("dbtprof plugin: out of memory for the writer queue");
-		abort();
-	}
-	it->t = t;
-	it->words = NULL;
-	it->rec = *rec;
-	it->n = 0;
-	it->exit_reason = -1;
-	it->next = NULL;
-	if (q_tail)
-		q_tail->next = it;
-	else
-		q_head = it;
-	q_tail = it;
-	q_len++;
-	t->queued++;
-	pthread_cond_signal(&q_nonempty);
-	pthread_mutex_unlock(&q_mu);
-	memset(rec, 0, sizeof(*rec));
-}
-
 /*
  * Close thread @t's interval: an INTERVALS record of (block, executions)
  * in order of first execution, ids as zigzag deltas.  Under t->mu.
@@ -912,7 +894,7 @@ static void bbv_close(struct thr *t, unsigned flags)
 	t->bntouch = 0;
 	while (t->bend <= t->binsns)
 		t->bend += bbv_interval;
-	queue_record(t, &rec);
+	queue_put(t, NULL, 0, -1, &rec, NULL);
 }
 
 static __attribute__((noinline)) int bbv_grow(struct thr *t, uint32_t id)

@@ -165,10 +165,6 @@ int dbtp_native_run(struct dbtp_native_result *res,
 /** dbtp_native_result_free() - free what @res holds (and zero it). */
 void dbtp_native_result_free(struct dbtp_native_result *res);
 
-/** dbtp_native_is_rep_string() - @code starts with a rep/repne-prefixed
- * string instruction (movs, cmps, stos, lods, scas, ins, outs). */
-int dbtp_native_is_rep_string(const uint8_t *code, size_t len);
-
 /*
  * Basic block vectors from dbtp_native_opts.on_block: each thread's blocks
  * are cut into intervals of N instructions at block boundaries, carrying

@@ -20,6 +20,7 @@
 
 #include "dbtp/disasm.h"
 #include "dbtp/elf.h"
+#include "dbtp/bbv.h"
 #include "dbtp/native.h"
 #include "dbtp/run.h"
 
@@ -55,29 +56,6 @@ static int grow(void *p, size_t *cap, size_t need, size_t size)
 	*pp = n;
 	*cap = c;
 	return 0;
-}
-
-int dbtp_native_is_rep_string(const uint8_t *p, size_t len)
-{
-	int rep = 0;
-	size_t i = 0;
-
-	for (; i < len; i++) { /* legacy prefixes, then REX */
-		uint8_t c = p[i];
-
-		if (c == 0xf2 || c == 0xf3)
-			rep = 1;
-		else if (c != 0xf0 && c != 0x2e && c != 0x36 && c != 0x3e &&
-			 c != 0x26 && c != 0x64 && c != 0x65 && c != 0x66 &&
-			 c != 0x67)
-			break;
-	}
-	if (i < len && (p[i] & 0xf0) == 0x40)
-		i++;
-	if (!rep || i >= len)
-		return 0;
-	return (p[i] >= 0xa4 && p[i] <= 0xa7) ||
-	       (p[i] >= 0xaa && p[i] <= 0xaf) || (p[i] >= 0x6c && p[i] <= 0x6f);
 }
 
 void dbtp_native_result_free(struct dbtp_native_result *res)
@@ -302,7 +280,7 @@ static int is_rep(struct run *r, pid_t tid, uint64_t pc)
 	n = peek_code(tid, pc, code);
 	r->rep_pc = pc;
 	r->rep_known = 1;
-	r->rep_is = dbtp_native_is_rep_string(code, n);
+	r->rep_is = dbtp_x86_is_rep_string(code, n);
 	return r->rep_is;
 }
 
