@@ -108,7 +108,8 @@ struct thr {
 	uint64_t tid;
 	struct thr *next;
 	int queued; /* its buffers waiting in the writer queue; under q_mu */
-	/* bbv mode: the current interval, the guest thread's (own line). */
+	/* bbv mode: the current interval, counted by the writer thread from
+	 * the same raw words as blocks mode (so the guest thread only stores). */
 	_Alignas(64) uint64_t *bx; /* executions by block id */
 	uint32_t *btouch;	   /* ids in order of first execution */
 	size_t bcap, bntouch;
@@ -131,8 +132,7 @@ static uint64_t *scratch; /* where frozen threads write, read by no one */
 
 struct item {
 	struct thr *t;
-	uint64_t *words; /* raw words to encode, or NULL: */
-	struct dbtp_buf rec; /* a finished INTERVALS payload (bbv mode) */
+	uint64_t *words;
 	size_t n;
 	int exit_reason;
 	struct item *next;
@@ -444,7 +444,6 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 }
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
-static void on_tb_exec_bbv(unsigned int vcpu, void *udata);
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata);
 
@@ -470,22 +469,9 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			&cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
 		return;
 	}
-	if (mode == DBTP_MODE_BBV) {
-		/* User data: id, rep flag and instruction count, so the
-		 * callback needs no table lookups. */
-		uint64_t ud = (uint64_t)bid << 17 | blk_get(bid)->ninsns;
-
-		if (bbv_rep_insn && rep_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS])
-			ud |= 1u << 16;
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec_bbv,
-						     QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)ud);
-	} else {
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
-						     QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)bid);
-	}
-	if (mode == DBTP_MODE_MEM) {
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
+					     QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)bid);	if (mode == DBTP_MODE_MEM) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
 		for (size_t i = 0; i < n; i++)
@@ -556,6 +542,9 @@ static uint64_t mem_info(uint64_t raw)
 	return v;
 }
 
+static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
+		      int exit_reason);
+
 /* Encode words [from, n) of thread @t's buffer @w as one chunk. */
 static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 			int exit_reason)
@@ -563,6 +552,11 @@ static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 	take_pending_blocks();
 	if (from == n && exit_reason < 0)
 		return;
+	if (mode == DBTP_MODE_BBV) {
+		bbv_count(t, w + from, n - from, exit_reason);
+		out_flush();
+		return;
+	}
 	if (mode == DBTP_MODE_MEM) {
 		/* Translate QEMU's meminfo into ours, in place. */
 		for (size_t i = from; i < n; i++) {
@@ -601,14 +595,7 @@ static void write_chunk(struct item *it)
 	struct thr *t = it->t;
 	size_t from = 0;
 
-	if (!it->words) { /* a finished INTERVALS record */
-		take_pending_blocks();
-		if (dbtp_frame_put(&obuf, DBTP_REC_INTERVALS, it->rec.p,
-				   it->rec.len, zctx, zlevel))
-			write_errno = write_errno ? write_errno : ENOMEM;
-		out_flush();
-		return;
-	}
+
 	if (t->taken_buf == it->words) { /* a prefix went out already */
 		from = t->taken;
 		t->taken_buf = NULL;
@@ -675,7 +662,7 @@ static void *writer_main(void *arg)
 		while (!q_head && !q_stop) {
 			struct timespec ts;
 
-			if (flush_ms <= 0 || mode == DBTP_MODE_BBV) {
+			if (flush_ms <= 0) {
 				pthread_cond_wait(&q_nonempty, &q_mu);
 				continue;
 			}
@@ -699,12 +686,8 @@ static void *writer_main(void *arg)
 			q_tail = NULL;
 		pthread_mutex_unlock(&q_mu);
 		write_chunk(it);
-		dbtp_buf_free(&it->rec);
 		pthread_mutex_lock(&q_mu);
-		if (!it->words)
-			; /* a record: nothing to recycle */
-		else if (nfree_bufs <
-			 (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
+		if (nfree_bufs < (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
 			free_bufs[nfree_bufs++] = it->words;
 		else
 			free(it->words);
@@ -724,12 +707,11 @@ static uint64_t *buf_alloc(void)
 }
 
 /*
- * Queue work for the writer: thread @t's @n raw @words, or (words NULL) the
- * finished record @rec.  Waits while the queue is full.  If @fresh is not
- * NULL it gets a recycled buffer, or NULL.
+ * Queue thread @t's @n raw @words for the writer, waiting while the queue
+ * is full; *@fresh gets a recycled buffer, or NULL.
  */
 static void queue_put(struct thr *t, uint64_t *words, size_t n,
-		      int exit_reason, struct dbtp_buf *rec, uint64_t **fresh)
+		      int exit_reason, uint64_t **fresh)
 {
 	struct item *it;
 
@@ -746,15 +728,9 @@ static void queue_put(struct thr *t, uint64_t *words, size_t n,
 		complain("dbtprof plugin: out of memory for the writer queue");
 		abort();
 	}
-	if (fresh)
-		*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
+	*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
 	it->t = t;
 	it->words = words;
-	memset(&it->rec, 0, sizeof(it->rec));
-	if (rec) {
-		it->rec = *rec;
-		memset(rec, 0, sizeof(*rec));
-	}
 	it->n = n;
 	it->exit_reason = exit_reason;
 	it->next = NULL;
@@ -774,7 +750,7 @@ static void hand_over(struct thr *t, int exit_reason)
 {
 	uint64_t *fresh;
 
-	queue_put(t, t->buf, t->n, exit_reason, NULL, &fresh);
+	queue_put(t, t->buf, t->n, exit_reason, &fresh);
 	if (!fresh && !(fresh = buf_alloc())) {
 		complain("dbtprof plugin: out of memory for event buffers");
 		abort();
@@ -866,27 +842,27 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 /*
  * Close thread @t's interval: an INTERVALS record of (block, executions)
- * in order of first execution, ids as zigzag deltas.  Under t->mu.
+ * in order of first execution, ids as zigzag deltas.  Writer thread.
  */
 static void bbv_close(struct thr *t, unsigned flags)
 {
-	struct dbtp_buf rec = {0};
 	uint32_t prev = 0;
 
-	if (dbtp_buf_reserve(&rec, 50 + t->bntouch * 20)) {
-		complain("dbtprof plugin: out of memory for an interval");
-		abort();
+	ebuf.len = 0;
+	if (dbtp_buf_reserve(&ebuf, 50 + t->bntouch * 20)) {
+		write_errno = write_errno ? write_errno : ENOMEM;
+		return;
 	}
-	dbtp_put_varint(&rec, t->num);
-	dbtp_put_varint(&rec, t->tid);
-	dbtp_put_varint(&rec, flags);
-	dbtp_put_varint(&rec, t->bindex++);
-	dbtp_put_varint(&rec, t->bntouch);
+	dbtp_put_varint(&ebuf, t->num);
+	dbtp_put_varint(&ebuf, t->tid);
+	dbtp_put_varint(&ebuf, flags);
+	dbtp_put_varint(&ebuf, t->bindex++);
+	dbtp_put_varint(&ebuf, t->bntouch);
 	for (size_t i = 0; i < t->bntouch; i++) {
 		uint32_t id = t->btouch[i];
 
-		dbtp_put_varint(&rec, dbtp_zigzag((int64_t)id - prev));
-		dbtp_put_varint(&rec, t->bx[id]);
+		dbtp_put_varint(&ebuf, dbtp_zigzag((int64_t)id - prev));
+		dbtp_put_varint(&ebuf, t->bx[id]);
 		t->bblocks += t->bx[id];
 		t->bx[id] = 0;
 		prev = id;
@@ -894,10 +870,12 @@ static void bbv_close(struct thr *t, unsigned flags)
 	t->bntouch = 0;
 	while (t->bend <= t->binsns)
 		t->bend += bbv_interval;
-	queue_put(t, NULL, 0, -1, &rec, NULL);
+	if (dbtp_frame_put(&obuf, DBTP_REC_INTERVALS, ebuf.p, ebuf.len, zctx,
+			   zlevel))
+		write_errno = write_errno ? write_errno : ENOMEM;
 }
 
-static __attribute__((noinline)) int bbv_grow(struct thr *t, uint32_t id)
+static int bbv_grow(struct thr *t, uint32_t id)
 {
 	/* Start large: calloc'd memory is zero pages until touched. */
 	size_t cap = t->bcap ? t->bcap : 1u << 16;
@@ -906,57 +884,57 @@ static __attribute__((noinline)) int bbv_grow(struct thr *t, uint32_t id)
 
 	while (cap <= id)
 		cap *= 2;
-	pthread_mutex_lock(&t->mu);
 	bx = realloc(t->bx, cap * sizeof(*bx));
-	if (bx) {
-		memset(bx + t->bcap, 0, (cap - t->bcap) * sizeof(*bx));
-		t->bx = bx;
-	}
+	if (!bx)
+		return -1;
+	memset(bx + t->bcap, 0, (cap - t->bcap) * sizeof(*bx));
+	t->bx = bx;
 	bt = realloc(t->btouch, cap * sizeof(*bt));
-	if (bt)
-		t->btouch = bt;
-	if (bx && bt)
-		t->bcap = cap;
-	pthread_mutex_unlock(&t->mu);
-	if (!bx || !bt) {
-		complain("dbtprof plugin: out of memory for interval counts");
-		abort();
-	}
+	if (!bt)
+		return -1;
+	t->btouch = bt;
+	t->bcap = cap;
 	return 0;
 }
 
-static __attribute__((noinline)) void bbv_end_interval(struct thr *t)
+/*
+ * Count @n raw block words of thread @t into its interval, closing
+ * intervals by the rule dbtp_bbv_block_insns() states for traces.  Writer
+ * thread.  @exit_reason >= 0 ends the thread: its last interval follows.
+ */
+static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
+		      int exit_reason)
 {
-	pthread_mutex_lock(&t->mu);
-	if (!t->frozen)
-		bbv_close(t, 0);
-	pthread_mutex_unlock(&t->mu);
-}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = (uint32_t)(w[i] >> 2), ni;
 
-static void on_tb_exec_bbv(unsigned int vcpu, void *udata)
-{
-	struct thr *t = thr_cur();
-	uint64_t ud = (uintptr_t)udata;
-	uint32_t id = (uint32_t)(ud >> 17), n = ud & 0xffff;
-
-	(void)vcpu;
-	if (unlikely(id >= t->bcap))
-		bbv_grow(t, id);
-	if (unlikely(ud & (1u << 16)) && t->binsns &&
-	    last_pages[t->bprev / PAGE_BLOCKS][t->bprev % PAGE_BLOCKS] ==
-		    blk_get(id)->vaddr)
-	{
-		/* A rep instruction's repeat pass: counted once, so not at
-		 * all here (as dbtp_bbv_block_insns() rules for traces). */
+		if ((w[i] & 3) != DBTP_RAW_BLOCK)
+			continue;
+		if (id >= t->bcap && bbv_grow(t, id)) {
+			write_errno = write_errno ? write_errno : ENOMEM;
+			return;
+		}
+		ni = ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
+		if (bbv_rep_insn && rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] &&
+		    t->binsns &&
+		    last_pages[t->bprev / PAGE_BLOCKS][t->bprev % PAGE_BLOCKS] ==
+			    blk_get(id)->vaddr) {
+			/* A rep instruction's repeat pass: counted once, so
+			 * not at all here. */
+			t->bprev = id;
+			continue;
+		}
 		t->bprev = id;
-		return;
+		if (!t->bx[id]++)
+			t->btouch[t->bntouch++] = id;
+		t->binsns += ni;
+		if (t->binsns >= t->bend)
+			bbv_close(t, 0);
 	}
-	t->bprev = id;
-	if (!t->bx[id]++)
-		t->btouch[t->bntouch++] = id;
-	t->binsns += n;
-	if (unlikely(t->binsns >= t->bend))
-		bbv_end_interval(t);
+	if (exit_reason >= 0)
+		bbv_close(t, DBTP_IVL_LAST | (exit_reason == DBTP_EXIT_THREAD
+						      ? DBTP_IVL_EXITED
+						      : 0));
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
@@ -1022,8 +1000,10 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 
 		pthread_mutex_lock(&t->mu);
 		if (!t->frozen) {
-			bbv_close(t, DBTP_IVL_LAST | DBTP_IVL_EXITED);
-			t->frozen = t->exited = 1;
+			hand_over(t, DBTP_EXIT_THREAD);
+			t->exited = t->frozen = 1;
+			__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
 		}
 		pthread_mutex_unlock(&t->mu);
 	}
@@ -1089,10 +1069,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		pthread_mutex_lock(&thr_mu);
 		for (struct thr *t = threads; t; t = t->next) {
 			pthread_mutex_lock(&t->mu);
-			if (!t->frozen && mode == DBTP_MODE_BBV) {
-				bbv_close(t, DBTP_IVL_LAST);
-				t->frozen = 1;
-			} else if (!t->frozen) {
+			if (!t->frozen) {
 				t->frozen = 1;
 				__atomic_store_n(&t->limit, 0,
 						 __ATOMIC_RELAXED);
