@@ -7,9 +7,9 @@
 #   (sha256 xz lua sqlite), DBTPROF, L2 geometry via SP_L2 (1M,16,64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCALE=${BENCH_SCALE:-small} # before workloads.sh sets its own default
 . bench/workloads.sh
 DBTPROF=${DBTPROF:-build/dbtprof}
-SCALE=${BENCH_SCALE:-small}
 IVL=${SP_INTERVAL:-10000000}
 L2=${SP_L2:-1M,16,64}
 W=$(mktemp -d /tmp/dbtprof-sp.XXXXXX)

@@ -22,37 +22,37 @@
 #include "util/buf.h"
 
 static const char usage_text[] =
-	"usage: dbtprof bbv [OPTIONS] -o OUT.bb TRACE\n"
-	"       dbtprof bbv [OPTIONS] -o OUT.bb -- PROGRAM [ARGS...]\n"
-	"\n"
-	"Write basic block vectors in SimPoint 3.2's .bb format: one line per\n"
-	"interval, \"T:id:count :id:count ...\", ids from 1 in order of first\n"
-	"appearance, count = instructions executed in that basic block during\n"
-	"the interval.  Intervals are cut at block boundaries once N\n"
-	"instructions have passed; the overshoot is carried forward (interval k\n"
-	"ends at the first block boundary at or after (k+1)*N).  Each thread\n"
-	"gets its own file: thread 0 OUT.bb, thread k OUT.bb.tK; OUT.bb.map lists\n"
-	"each id's address, instructions, function+offset and file.\n"
-	"\n"
-	"With a PROGRAM it is run under QEMU like `dbtprof record` (same fixed\n"
-	"environment) and its exit status is returned; the plugin counts the\n"
-	"intervals itself (record mode bbv), the fast path.  A TRACE may come\n"
-	"from record mode blocks, mem or bbv (same --interval and --rep).\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output OUT     .bb file to write (required)\n"
-	"  -i, --interval N     instructions per interval (default 100000000)\n"
-	"      --rep MODE       x86 rep string instructions: per-iteration (as\n"
-	"                       QEMU runs them; default) or per-instruction (as\n"
-	"                       hardware counters and Valgrind count them)\n"
-	"      --no-split       keep QEMU's translation blocks instead of\n"
-	"                       splitting them into basic blocks\n"
-	"      --partial MODE   keep (default) or drop each thread's last,\n"
-	"                       shorter interval\n"
-	"  -q, --quiet          no summary on stderr\n"
-	"Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
-	"  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
-	"  -h, --help           this text\n";
+    "usage: dbtprof bbv [OPTIONS] -o OUT.bb TRACE\n"
+    "       dbtprof bbv [OPTIONS] -o OUT.bb -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Write basic block vectors in SimPoint 3.2's .bb format: one line per\n"
+    "interval, \"T:id:count :id:count ...\", ids from 1 in order of first\n"
+    "appearance, count = instructions executed in that basic block during\n"
+    "the interval.  Intervals are cut at block boundaries once N\n"
+    "instructions have passed; the overshoot is carried forward (interval k\n"
+    "ends at the first block boundary at or after (k+1)*N).  Each thread\n"
+    "gets its own file: thread 0 OUT.bb, thread k OUT.bb.tK; OUT.bb.map lists\n"
+    "each id's address, instructions, function+offset and file.\n"
+    "\n"
+    "With a PROGRAM it is run under QEMU like `dbtprof record` (same fixed\n"
+    "environment) and its exit status is returned; the plugin counts the\n"
+    "intervals itself (record mode bbv), the fast path.  A TRACE may come\n"
+    "from record mode blocks, mem or bbv (same --interval and --rep).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUT     .bb file to write (required)\n"
+    "  -i, --interval N     instructions per interval (default 100000000)\n"
+    "      --rep MODE       x86 rep string instructions: per-iteration (as\n"
+    "                       QEMU runs them; default) or per-instruction (as\n"
+    "                       hardware counters and Valgrind count them)\n"
+    "      --no-split       keep QEMU's translation blocks instead of\n"
+    "                       splitting them into basic blocks\n"
+    "      --partial MODE   keep (default) or drop each thread's last,\n"
+    "                       shorter interval\n"
+    "  -q, --quiet          no summary on stderr\n"
+    "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
+    "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
+    "  -h, --help           this text\n";
 
 static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 			 int quiet)
@@ -76,7 +76,8 @@ static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 		if (write_file(path, b.p, b.len))
 			goto out;
 		if (!quiet)
-			fprintf(stderr, "dbtprof: %s: thread %u, %" PRIu64
+			fprintf(stderr,
+				"dbtprof: %s: thread %u, %" PRIu64
 				" intervals, %s instructions\n",
 				path, th, dbtp_bbvgen_nintervals(g, th),
 				fmt_u64(dbtp_bbvgen_insns(g, th), n1));
@@ -92,13 +93,14 @@ static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 		dbtp_bbvgen_bb(g, id, &addr, &ninsns, &tb, &off);
 		dbtp_symbolize(cache, t, dbtp_trace_block(t, tb), off, &sym);
 		if (sym.name)
-			n = snprintf(line, sizeof(line),
-				     "%u 0x%" PRIx64 " %u %s+0x%" PRIx64 " %s\n",
-				     id, addr, ninsns, sym.name, sym.delta,
-				     sym.file);
+			n = snprintf(
+			    line, sizeof(line),
+			    "%u 0x%" PRIx64 " %u %s+0x%" PRIx64 " %s\n", id,
+			    addr, ninsns, sym.name, sym.delta, sym.file);
 		else
-			n = snprintf(line, sizeof(line), "%u 0x%" PRIx64 " %u - %s\n",
-				     id, addr, ninsns, sym.file ? sym.file : "-");
+			n = snprintf(line, sizeof(line),
+				     "%u 0x%" PRIx64 " %u - %s\n", id, addr,
+				     ninsns, sym.file ? sym.file : "-");
 		if (n < 0 || dbtp_buf_reserve(&b, (size_t)n + 1)) {
 			error("out of memory");
 			goto out;
@@ -117,7 +119,8 @@ out:
 }
 
 /* Feed every block of @t to the generator. */
-static int consume(dbtp_trace *t, dbtp_bbvgen **g, const struct dbtp_bbv_opts *o)
+static int consume(dbtp_trace *t, dbtp_bbvgen **g,
+		   const struct dbtp_bbv_opts *o)
 {
 	struct dbtp_event ev;
 	dbtp_err err = {0};
@@ -129,42 +132,44 @@ static int consume(dbtp_trace *t, dbtp_bbvgen **g, const struct dbtp_bbv_opts *o
 		error("%s", err.msg);
 		return -1;
 	}
-	{	const struct dbtp_trace_info *in = dbtp_trace_info(t);
+	{
+		const struct dbtp_trace_info *in = dbtp_trace_info(t);
 
-	if (in->mode == DBTP_MODE_COUNT) {
-		error("a count-mode trace has no block order; record with "
-		      "--mode blocks");
-		return -1;
-	}
-	if (in->mode == DBTP_MODE_BBV &&
-	    (in->interval != o->interval ||
-	     in->rep_per_instruction != o->rep_per_instruction)) {
-		error("this bbv-mode trace was counted in intervals of %" PRIu64
-		      " with rep %s; give those options",
-		      in->interval,
-		      in->rep_per_instruction ? "per-instruction"
-					      : "per-iteration");
-		return -1;
-	}
-	while ((r = dbtp_trace_next(t, &ev, &err)) > 0) {
-		if (ev.type == DBTP_EV_INTERVAL) {
-			if (dbtp_bbvgen_interval(*g, ev.thread, ev.ivl_ids,
-						 ev.ivl_execs, ev.nivl,
-						 ev.ivl_last, t, &err)) {
+		if (in->mode == DBTP_MODE_COUNT) {
+			error("a count-mode trace has no block order; record "
+			      "with "
+			      "--mode blocks");
+			return -1;
+		}
+		if (in->mode == DBTP_MODE_BBV &&
+		    (in->interval != o->interval ||
+		     in->rep_per_instruction != o->rep_per_instruction)) {
+			error("this bbv-mode trace was counted in intervals of "
+			      "%" PRIu64 " with rep %s; give those options",
+			      in->interval,
+			      in->rep_per_instruction ? "per-instruction"
+						      : "per-iteration");
+			return -1;
+		}
+		while ((r = dbtp_trace_next(t, &ev, &err)) > 0) {
+			if (ev.type == DBTP_EV_INTERVAL) {
+				if (dbtp_bbvgen_interval(
+					*g, ev.thread, ev.ivl_ids, ev.ivl_execs,
+					ev.nivl, ev.ivl_last, t, &err)) {
+					r = -1;
+					break;
+				}
+				continue;
+			}
+			if (ev.type != DBTP_EV_BLOCK)
+				continue;
+			if (dbtp_bbvgen_block(*g, ev.thread, ev.block, &err)) {
 				r = -1;
 				break;
 			}
-			continue;
+			if (!(++n & 0xfffff))
+				progress("bbv: %s blocks", fmt_u64(n, n1));
 		}
-		if (ev.type != DBTP_EV_BLOCK)
-			continue;
-		if (dbtp_bbvgen_block(*g, ev.thread, ev.block, &err)) {
-			r = -1;
-			break;
-		}
-		if (!(++n & 0xfffff))
-			progress("bbv: %s blocks", fmt_u64(n, n1));
-	}
 	}
 	progress_done();
 	if (r < 0 || dbtp_bbvgen_finish(*g, t, &err)) {
@@ -177,20 +182,20 @@ static int consume(dbtp_trace *t, dbtp_bbvgen **g, const struct dbtp_bbv_opts *o
 int cmd_bbv(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"interval", required_argument, NULL, 'i'},
-		{"rep", required_argument, NULL, 'R'},
-		{"no-split", no_argument, NULL, 'N'},
-		{"partial", required_argument, NULL, 'p'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"cpu", required_argument, NULL, 'C'},
-		{"qemu", required_argument, NULL, 'Q'},
-		{"sysroot", required_argument, NULL, 'L'},
-		{"keep-env", no_argument, NULL, 'K'},
-		{"env", required_argument, NULL, 'e'},
-		{"plugin", required_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"rep", required_argument, NULL, 'R'},
+	    {"no-split", no_argument, NULL, 'N'},
+	    {"partial", required_argument, NULL, 'p'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"qemu", required_argument, NULL, 'Q'},
+	    {"sysroot", required_argument, NULL, 'L'},
+	    {"keep-env", no_argument, NULL, 'K'},
+	    {"env", required_argument, NULL, 'e'},
+	    {"plugin", required_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct dbtp_bbv_opts o = {.split = 1, .interval = 100000000};
 	struct dbtp_run_opts ro = {.zstd = -1, .flush_ms = -1, .mode = "bbv"};
@@ -214,10 +219,11 @@ int cmd_bbv(int argc, char **argv)
 			o.interval = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || !o.interval ||
 			    optarg[0] == '-')
-				return usage_error("bbv",
-						   "--interval wants a positive "
-						   "count, not '%s'",
-						   optarg);
+				return usage_error(
+				    "bbv",
+				    "--interval wants a positive "
+				    "count, not '%s'",
+				    optarg);
 			break;
 		case 'R':
 			if (!strcmp(optarg, "per-instruction"))
@@ -257,11 +263,13 @@ int cmd_bbv(int argc, char **argv)
 			ro.keep_env = 1;
 			break;
 		case 'e': {
-			const char **n = realloc(env, (ro.nenv + 1) * sizeof(*n));
+			const char **n =
+			    realloc(env, (ro.nenv + 1) * sizeof(*n));
 
 			if (!n || !strchr(optarg, '=')) {
 				free(n ? n : env);
-				return usage_error("bbv", "--env wants VAR=VALUE");
+				return usage_error("bbv",
+						   "--env wants VAR=VALUE");
 			}
 			env = n;
 			env[ro.nenv++] = optarg;
@@ -327,9 +335,10 @@ int cmd_bbv(int argc, char **argv)
 			failed = 1;
 		}
 		if (!failed && !dbtp_trace_info(t)->has_end)
-			fprintf(stderr, "dbtprof: the run ended without the "
-					"plugin's END record; vectors cover what "
-					"was recorded\n");
+			fprintf(stderr,
+				"dbtprof: the run ended without the "
+				"plugin's END record; vectors cover what "
+				"was recorded\n");
 		if (!failed && write_outputs(g, t, out, quiet))
 			failed = 1;
 		dbtp_run_free(&run);

@@ -16,34 +16,34 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof cache [OPTIONS] TRACE\n"
-	"\n"
-	"Run the memory accesses of a mem-mode trace (\"-\" reads standard\n"
-	"input) through an L1 data cache and an L2: set-associative, true LRU,\n"
-	"write-allocate, write-back, non-inclusive (L2 accessed only on an L1\n"
-	"miss), one private hierarchy per thread.  An access straddling lines\n"
-	"counts once per line it touches.  Reports, per interval (cut as by\n"
-	"`dbtprof bbv`: interval i here is line i of its .bb file) and in\n"
-	"total, accesses, misses, miss rates (misses / accesses of the level)\n"
-	"and MPKI (misses per 1000 instructions); with SimPoint's output, the\n"
-	"estimate sum(weight x metric of the simulation point) and its error\n"
-	"against the whole run.\n"
-	"\n"
-	"Options:\n"
-	"      --l1 SIZE,WAYS,LINE  L1D geometry (default 32K,8,64)\n"
-	"      --l2 SIZE,WAYS,LINE  L2 geometry (default 1M,16,64); SIZE and\n"
-	"                           LINE in bytes, K/M/G suffixes accepted;\n"
-	"                           sets = SIZE/(WAYS*LINE), a power of two\n"
-	"  -i, --interval N         instructions per interval (default 100000000)\n"
-	"      --partial MODE       keep (default) or drop each thread's last,\n"
-	"                           shorter interval (totals include it)\n"
-	"      --simpoints FILE     SimPoint's simulation points (\"INTERVAL\n"
-	"                           CLUSTER\" lines, intervals from 0)\n"
-	"      --weights FILE       their weights (\"WEIGHT CLUSTER\" lines)\n"
-	"  -t, --thread N           the thread the points are of (default 0)\n"
-	"      --csv                intervals and totals as CSV\n"
-	"      --json               everything as JSON\n"
-	"  -h, --help               this text\n";
+    "usage: dbtprof cache [OPTIONS] TRACE\n"
+    "\n"
+    "Run the memory accesses of a mem-mode trace (\"-\" reads standard\n"
+    "input) through an L1 data cache and an L2: set-associative, true LRU,\n"
+    "write-allocate, write-back, non-inclusive (L2 accessed only on an L1\n"
+    "miss), one private hierarchy per thread.  An access straddling lines\n"
+    "counts once per line it touches.  Reports, per interval (cut as by\n"
+    "`dbtprof bbv`: interval i here is line i of its .bb file) and in\n"
+    "total, accesses, misses, miss rates (misses / accesses of the level)\n"
+    "and MPKI (misses per 1000 instructions); with SimPoint's output, the\n"
+    "estimate sum(weight x metric of the simulation point) and its error\n"
+    "against the whole run.\n"
+    "\n"
+    "Options:\n"
+    "      --l1 SIZE,WAYS,LINE  L1D geometry (default 32K,8,64)\n"
+    "      --l2 SIZE,WAYS,LINE  L2 geometry (default 1M,16,64); SIZE and\n"
+    "                           LINE in bytes, K/M/G suffixes accepted;\n"
+    "                           sets = SIZE/(WAYS*LINE), a power of two\n"
+    "  -i, --interval N         instructions per interval (default 100000000)\n"
+    "      --partial MODE       keep (default) or drop each thread's last,\n"
+    "                           shorter interval (totals include it)\n"
+    "      --simpoints FILE     SimPoint's simulation points (\"INTERVAL\n"
+    "                           CLUSTER\" lines, intervals from 0)\n"
+    "      --weights FILE       their weights (\"WEIGHT CLUSTER\" lines)\n"
+    "  -t, --thread N           the thread the points are of (default 0)\n"
+    "      --csv                intervals and totals as CSV\n"
+    "      --json               everything as JSON\n"
+    "  -h, --help               this text\n";
 
 static const char *fmt_size(uint64_t v, char *buf)
 {
@@ -182,9 +182,9 @@ static void csv_row(const char *th, const char *ivl,
 	struct dbtp_cache_metrics m;
 
 	dbtp_cache_metrics(c, &m);
-	printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 "\n",
+	printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	       ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	       ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 "\n",
 	       th, ivl, c->insns, c->blocks, c->ops, c->stores, c->accesses,
 	       c->l1_misses, m.l1_miss_rate, m.l1_mpki, c->l1_evictions,
 	       c->l1_writebacks, c->l2_accesses, c->l2_misses, m.l2_miss_rate,
@@ -338,7 +338,8 @@ static void print_json(const char *path, const dbtp_trace *t,
 	json_end(&j);
 }
 
-/* --- the command ----------------------------------------------------------- */
+/* --- the command -----------------------------------------------------------
+ */
 
 static int simulate(dbtp_trace *t, const char *path, dbtp_cachesim *s)
 {
@@ -368,8 +369,9 @@ static int simulate(dbtp_trace *t, const char *path, dbtp_cachesim *s)
 		return -1;
 	}
 	if (!dbtp_trace_info(t)->has_end)
-		fprintf(stderr, "dbtprof: %s: no END record (recording cut "
-				"short); results cover what was recorded\n",
+		fprintf(stderr,
+			"dbtprof: %s: no END record (recording cut "
+			"short); results cover what was recorded\n",
 			path);
 	return 0;
 }
@@ -378,17 +380,17 @@ int cmd_cache(int argc, char **argv)
 {
 	enum { O_L1 = 256, O_L2, O_PARTIAL, O_SP, O_WT, O_CSV, O_JSON };
 	static const struct option opts[] = {
-		{"l1", required_argument, NULL, O_L1},
-		{"l2", required_argument, NULL, O_L2},
-		{"interval", required_argument, NULL, 'i'},
-		{"partial", required_argument, NULL, O_PARTIAL},
-		{"simpoints", required_argument, NULL, O_SP},
-		{"weights", required_argument, NULL, O_WT},
-		{"thread", required_argument, NULL, 't'},
-		{"csv", no_argument, NULL, O_CSV},
-		{"json", no_argument, NULL, O_JSON},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"l1", required_argument, NULL, O_L1},
+	    {"l2", required_argument, NULL, O_L2},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"partial", required_argument, NULL, O_PARTIAL},
+	    {"simpoints", required_argument, NULL, O_SP},
+	    {"weights", required_argument, NULL, O_WT},
+	    {"thread", required_argument, NULL, 't'},
+	    {"csv", no_argument, NULL, O_CSV},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct dbtp_cache_opts o;
 	struct dbtp_cache_estimate est;
@@ -410,9 +412,8 @@ int cmd_cache(int argc, char **argv)
 		switch (c) {
 		case O_L1:
 		case O_L2:
-			if (dbtp_cache_geom_parse(optarg,
-						  c == O_L1 ? &o.l1 : &o.l2,
-						  &err))
+			if (dbtp_cache_geom_parse(
+				optarg, c == O_L1 ? &o.l1 : &o.l2, &err))
 				return usage_error("cache", "--%s %s",
 						   c == O_L1 ? "l1" : "l2",
 						   err.msg);
@@ -423,14 +424,12 @@ int cmd_cache(int argc, char **argv)
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || optarg[0] == '-' ||
 			    (c == 'i' && !v) || (c == 't' && v > UINT32_MAX))
-				return usage_error("cache",
-						   "%s wants a %s count, not "
-						   "'%s'",
-						   c == 'i' ? "--interval"
-							    : "--thread",
-						   c == 'i' ? "positive"
-							    : "thread",
-						   optarg);
+				return usage_error(
+				    "cache",
+				    "%s wants a %s count, not "
+				    "'%s'",
+				    c == 'i' ? "--interval" : "--thread",
+				    c == 'i' ? "positive" : "thread", optarg);
 			if (c == 'i')
 				o.interval = v;
 			else
@@ -482,8 +481,8 @@ int cmd_cache(int argc, char **argv)
 		return 1;
 	}
 	path = argv[optind];
-	if (spath && dbtp_cache_read_picks(spath, wpath, &picks, &npicks,
-					   &err)) {
+	if (spath &&
+	    dbtp_cache_read_picks(spath, wpath, &picks, &npicks, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}
@@ -499,8 +498,9 @@ int cmd_cache(int argc, char **argv)
 		goto out;
 	}
 	if (spath && fabs(est.weight_sum - 1) > 1e-3)
-		fprintf(stderr, "dbtprof: %s: the weights add up to %.6g, "
-				"not 1\n",
+		fprintf(stderr,
+			"dbtprof: %s: the weights add up to %.6g, "
+			"not 1\n",
 			wpath, est.weight_sum);
 	if (csv)
 		print_csv(s);

@@ -23,27 +23,27 @@ int cmd_compare(int argc, char **argv);
 #define CMP_ERROR 2
 
 static const char usage_text[] =
-	"usage: dbtprof compare [OPTIONS] A B\n"
-	"\n"
-	"Compare two traces (blocks or mem mode) of the same program, e.g.\n"
-	"recorded with different CPU models or environments, thread by thread\n"
-	"(threads matched by number).  The executed instruction addresses are\n"
-	"compared, so code that QEMU cut into blocks differently compares\n"
-	"equal.  Prints the threads' instructions and block executions in A\n"
-	"and B, where each thread's streams first part (instruction index,\n"
-	"addresses with their functions, the syscalls and common blocks just\n"
-	"before), and a best-effort hint at the cause.\n"
-	"\n"
-	"Options:\n"
-	"      --json         the same as JSON\n"
-	"  -C, --context N    syscalls and common blocks shown (default 5)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"Exit status: 0 identical instruction streams, 1 they differ, 2 error.\n";
+    "usage: dbtprof compare [OPTIONS] A B\n"
+    "\n"
+    "Compare two traces (blocks or mem mode) of the same program, e.g.\n"
+    "recorded with different CPU models or environments, thread by thread\n"
+    "(threads matched by number).  The executed instruction addresses are\n"
+    "compared, so code that QEMU cut into blocks differently compares\n"
+    "equal.  Prints the threads' instructions and block executions in A\n"
+    "and B, where each thread's streams first part (instruction index,\n"
+    "addresses with their functions, the syscalls and common blocks just\n"
+    "before), and a best-effort hint at the cause.\n"
+    "\n"
+    "Options:\n"
+    "      --json         the same as JSON\n"
+    "  -C, --context N    syscalls and common blocks shown (default 5)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Exit status: 0 identical instruction streams, 1 they differ, 2 error.\n";
 
 static const char *const setup_keys[] = {
-	"command", "program", "cpu", "qemu_version", "env_digest",
-	"cwd",	   "seed",    "mode",
+    "command",	  "program", "cpu",  "qemu_version",
+    "env_digest", "cwd",     "seed", "mode",
 };
 
 struct where {
@@ -90,7 +90,8 @@ static const char *signed_delta(uint64_t a, uint64_t b, char *buf)
 
 	if (a == b)
 		return strcpy(buf, "0");
-	sprintf(buf, "%c%s", b > a ? '+' : '-', fmt_u64(b > a ? b - a : a - b, n));
+	sprintf(buf, "%c%s", b > a ? '+' : '-',
+		fmt_u64(b > a ? b - a : a - b, n));
 	return buf;
 }
 
@@ -107,8 +108,7 @@ static void ret_text(int64_t v, char *buf, size_t n)
 		snprintf(buf, n, "0x%" PRIx64, (uint64_t)v);
 }
 
-static void print_syscall(enum dbtp_arch arch,
-			  const struct dbtp_cmp_syscall *s)
+static void print_syscall(enum dbtp_arch arch, const struct dbtp_cmp_syscall *s)
 {
 	const char *name = dbtp_syscall_name(arch, s->sysno);
 	char r[32];
@@ -162,25 +162,25 @@ static void print_divergence(const struct dbtp_cmp *c,
 		struct where w;
 
 		if (pt->ended && !th->present[s]) {
-			printf("  %c  (no thread %u in %c)\n", "AB"[s], th->num,
-			       "AB"[s]);
+			printf("  %c  (no thread %u in %c)\n", "AB"[s],
+			       th -> num, "AB"[s]);
 			continue;
 		}
 		if (pt->ended) {
 			printf("  %c  (the thread's stream ends here%s)\n",
 			       "AB"[s],
-			       dbtp_trace_info(c->t[s])->has_end
-				       ? ""
-				       : "; the trace was cut short");
+			       dbtp_trace_info(c->t[s])
+				   -> has_end ? ""
+					      : "; the trace was cut short");
 			continue;
 		}
 		locate(cache, c->t[s], pt->block, pt->addr, &w);
 		where_text(&w, text, sizeof(text));
 		printf("  %c  0x%-14" PRIx64 " %-44s insn %u of the %u-insn "
 		       "block at 0x%" PRIx64 "\n",
-		       "AB"[s], pt->addr, text, pt->insn_in_block,
-		       dbtp_trace_block(c->t[s], pt->block)->ninsns,
-		       dbtp_trace_block(c->t[s], pt->block)->vaddr);
+		       "AB"[s], pt -> addr, text, pt -> insn_in_block,
+		       dbtp_trace_block(c->t[s], pt->block) -> ninsns,
+		       dbtp_trace_block(c->t[s], pt->block) -> vaddr);
 	}
 	if (th->ncommon && context) {
 		first = th->ncommon > context ? th->ncommon - context : 0;
@@ -188,12 +188,13 @@ static void print_divergence(const struct dbtp_cmp *c,
 		for (unsigned i = first; i < th->ncommon; i++) {
 			const struct dbtp_cmp_common *e = &th->common[i];
 			const struct dbtp_block *b =
-				dbtp_trace_block(c->t[0], e->block);
+			    dbtp_trace_block(c->t[0], e->block);
 			struct where w;
 
 			locate(cache, c->t[0], e->block, b->vaddr, &w);
 			where_text(&w, text, sizeof(text));
-			printf("      at insn %-12s 0x%-14" PRIx64 " %2u insns  %s\n",
+			printf("      at insn %-12s 0x%-14" PRIx64
+			       " %2u insns  %s\n",
 			       fmt_u64(e->insn, n1), b->vaddr, e->ninsns, text);
 		}
 	}
@@ -214,8 +215,9 @@ static void print_divergence(const struct dbtp_cmp *c,
 	for (int s = 0; s < 2; s++) {
 		const struct dbtp_cmp_point *pt = &th->at[s];
 
-		printf("  last syscalls before it in %c (%s made):%s\n", "AB"[s],
-		       fmt_u64(pt->sys_before, n1), pt->nsys ? "" : " none");
+		printf("  last syscalls before it in %c (%s made):%s\n",
+		       "AB"[s], fmt_u64(pt->sys_before, n1),
+		       pt -> nsys ? "" : " none");
 		for (unsigned i = 0; i < pt->nsys; i++)
 			print_syscall(arch, &pt->sys[i]);
 	}
@@ -230,7 +232,8 @@ static void json_point(struct json *j, const struct dbtp_cmp *c, int s,
 	json_obj(j, s ? "b" : "a");
 	json_bool(j, "ended", pt->ended);
 	if (!pt->ended) {
-		const struct dbtp_block *b = dbtp_trace_block(c->t[s], pt->block);
+		const struct dbtp_block *b =
+		    dbtp_trace_block(c->t[s], pt->block);
 		struct where w;
 
 		locate(cache, c->t[s], pt->block, pt->addr, &w);
@@ -324,11 +327,12 @@ static void print_json(const struct dbtp_cmp *c, const char *const path[2],
 		json_point(&j, c, 0, &th->at[0], cache, context);
 		json_point(&j, c, 1, &th->at[1], cache, context);
 		json_arr(&j, "common_blocks");
-		for (unsigned k = th->ncommon > context ? th->ncommon - context : 0;
+		for (unsigned k = th->ncommon > context ? th->ncommon - context
+							: 0;
 		     k < th->ncommon; k++) {
 			const struct dbtp_cmp_common *e = &th->common[k];
 			const struct dbtp_block *b =
-				dbtp_trace_block(c->t[0], e->block);
+			    dbtp_trace_block(c->t[0], e->block);
 			struct where w;
 
 			locate(cache, c->t[0], e->block, b->vaddr, &w);
@@ -381,8 +385,8 @@ static void print_text(const struct dbtp_cmp *c, const char *const path[2],
 		       dbtp_arch_name(dbtp_trace_info(c->t[s])->arch),
 		       cpu ? ", -cpu " : "", cpu ? cpu : "",
 		       dbtp_trace_info(c->t[s])->has_end
-			       ? ""
-			       : "  [cut short: no END record]");
+			   ? ""
+			   : "  [cut short: no END record]");
 	}
 	for (size_t i = 0; i < sizeof(setup_keys) / sizeof(*setup_keys); i++) {
 		const char *a = dbtp_trace_get(c->t[0], setup_keys[i]);
@@ -421,9 +425,9 @@ static void print_text(const struct dbtp_cmp *c, const char *const path[2],
 		       signed_delta(tot[0][1], tot[1][1], n6));
 	if (!c->diverged) {
 		printf("\n%s\n", same_blocks
-					 ? "identical block streams"
-					 : "identical instruction streams (QEMU "
-					   "cut them into blocks differently)");
+				     ? "identical block streams"
+				     : "identical instruction streams (QEMU "
+				       "cut them into blocks differently)");
 		return;
 	}
 	for (uint32_t i = 0; i < c->nthreads; i++)
@@ -445,10 +449,10 @@ static void print_text(const struct dbtp_cmp *c, const char *const path[2],
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"context", required_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"context", required_argument, NULL, 'C'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct dbtp_cmp_opts o = {0};
 	struct dbtp_cmp_hint h[DBTP_CMP_MAX_HINTS];

@@ -12,23 +12,23 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof dump [OPTIONS] TRACE\n"
-	"\n"
-	"Print the event stream, one event a line, in file order (threads'\n"
-	"chunks interleave; within a thread the order is exact):\n"
-	"  T<n> block <id> <address> <instructions> [function+offset]\n"
-	"  T<n> mem <address> <size> load|store\n"
-	"  T<n> syscall <number> <name> <arg1> .. <arg6>\n"
-	"  T<n> sysret <number> <name> = <value>\n"
-	"  T<n> start tid <tid>        T<n> exit\n"
-	"  count <id> <address> <instructions> x <executions>   (count mode)\n"
-	"\n"
-	"Options:\n"
-	"      --blocks      print the block table instead, with disassembly\n"
-	"  -t, --thread N    only thread N's events\n"
-	"  -l, --limit N     stop after N events\n"
-	"  -s, --symbols     add function+offset to block lines\n"
-	"  -h, --help        this text\n";
+    "usage: dbtprof dump [OPTIONS] TRACE\n"
+    "\n"
+    "Print the event stream, one event a line, in file order (threads'\n"
+    "chunks interleave; within a thread the order is exact):\n"
+    "  T<n> block <id> <address> <instructions> [function+offset]\n"
+    "  T<n> mem <address> <size> load|store\n"
+    "  T<n> syscall <number> <name> <arg1> .. <arg6>\n"
+    "  T<n> sysret <number> <name> = <value>\n"
+    "  T<n> start tid <tid>        T<n> exit\n"
+    "  count <id> <address> <instructions> x <executions>   (count mode)\n"
+    "\n"
+    "Options:\n"
+    "      --blocks      print the block table instead, with disassembly\n"
+    "  -t, --thread N    only thread N's events\n"
+    "  -l, --limit N     stop after N events\n"
+    "  -s, --symbols     add function+offset to block lines\n"
+    "  -h, --help        this text\n";
 
 static void print_sym(dbtp_symcache *cache, dbtp_trace *t,
 		      const struct dbtp_block *b)
@@ -86,12 +86,12 @@ static int dump_blocks(dbtp_trace *t)
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"blocks", no_argument, NULL, 'B'},
-		{"thread", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'l'},
-		{"symbols", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"blocks", no_argument, NULL, 'B'},
+	    {"thread", required_argument, NULL, 't'},
+	    {"limit", required_argument, NULL, 'l'},
+	    {"symbols", no_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c, blocks = 0, syms = 0, r, rc = 0;
 	long thread = -1;
@@ -171,8 +171,8 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case DBTP_EV_SYSCALL:
 			name = dbtp_syscall_name(arch, ev.sysno);
-			printf("T%u syscall %" PRId64 " %s", ev.thread, ev.sysno,
-			       name ? name : "?");
+			printf("T%u syscall %" PRId64 " %s", ev.thread,
+			       ev.sysno, name ? name : "?");
 			for (int i = 0; i < 6; i++)
 				printf(" 0x%" PRIx64, ev.args[i]);
 			putchar('\n');

@@ -17,31 +17,31 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof locate [OPTIONS] -s FILE.simpoints TRACE\n"
-	"       dbtprof locate --check FILE.markers TRACE\n"
-	"\n"
-	"For each simulation point (interval numbers from SimPoint's .simpoints\n"
-	"file), find where its interval starts in one thread of TRACE, cutting\n"
-	"intervals exactly as `dbtprof bbv` does, and print a marker line:\n"
-	"  INTERVAL CLUSTER INSTRUCTIONS ADDRESS ORDINAL FUNCTION+OFFSET\n"
-	"INSTRUCTIONS executed before the interval's first block, which starts\n"
-	"at ADDRESS and is the ORDINAL-th execution of code at that address.\n"
-	"A simulator or a later run can stop at the marker without counting.\n"
-	"\n"
-	"--check reads such a file and a second recording and says, for each\n"
-	"marker, whether its ORDINAL-th execution of ADDRESS comes after the\n"
-	"same number of instructions (exit 0 if all do, 1 if not).\n"
-	"\n"
-	"Options:\n"
-	"  -s, --simpoints FILE  SimPoint .simpoints file (\"INTERVAL CLUSTER\")\n"
-	"  -i, --interval N      interval length used for the .bb (default\n"
-	"                        100000000)\n"
-	"  -t, --thread N        thread (default 0)\n"
-	"      --rep MODE        per-iteration (default) or per-instruction, as\n"
-	"                        given to dbtprof bbv\n"
-	"  -o, --output FILE     write the markers there instead of stdout\n"
-	"      --check FILE      check the markers in FILE against TRACE\n"
-	"  -h, --help            this text\n";
+    "usage: dbtprof locate [OPTIONS] -s FILE.simpoints TRACE\n"
+    "       dbtprof locate --check FILE.markers TRACE\n"
+    "\n"
+    "For each simulation point (interval numbers from SimPoint's .simpoints\n"
+    "file), find where its interval starts in one thread of TRACE, cutting\n"
+    "intervals exactly as `dbtprof bbv` does, and print a marker line:\n"
+    "  INTERVAL CLUSTER INSTRUCTIONS ADDRESS ORDINAL FUNCTION+OFFSET\n"
+    "INSTRUCTIONS executed before the interval's first block, which starts\n"
+    "at ADDRESS and is the ORDINAL-th execution of code at that address.\n"
+    "A simulator or a later run can stop at the marker without counting.\n"
+    "\n"
+    "--check reads such a file and a second recording and says, for each\n"
+    "marker, whether its ORDINAL-th execution of ADDRESS comes after the\n"
+    "same number of instructions (exit 0 if all do, 1 if not).\n"
+    "\n"
+    "Options:\n"
+    "  -s, --simpoints FILE  SimPoint .simpoints file (\"INTERVAL CLUSTER\")\n"
+    "  -i, --interval N      interval length used for the .bb (default\n"
+    "                        100000000)\n"
+    "  -t, --thread N        thread (default 0)\n"
+    "      --rep MODE        per-iteration (default) or per-instruction, as\n"
+    "                        given to dbtprof bbv\n"
+    "  -o, --output FILE     write the markers there instead of stdout\n"
+    "      --check FILE      check the markers in FILE against TRACE\n"
+    "  -h, --help            this text\n";
 
 struct marker {
 	uint64_t interval, cluster, insns, addr, ordinal;
@@ -156,14 +156,14 @@ static int cmp_interval(const void *a, const void *b)
 int cmd_locate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"simpoints", required_argument, NULL, 's'},
-		{"interval", required_argument, NULL, 'i'},
-		{"thread", required_argument, NULL, 't'},
-		{"rep", required_argument, NULL, 'R'},
-		{"output", required_argument, NULL, 'o'},
-		{"check", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"simpoints", required_argument, NULL, 's'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"thread", required_argument, NULL, 't'},
+	    {"rep", required_argument, NULL, 'R'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"check", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	const char *sp = NULL, *check = NULL, *outp = NULL;
 	uint64_t interval = 100000000, insns = 0, end, ivl = 0;
@@ -190,7 +190,8 @@ int cmd_locate(int argc, char **argv)
 		case 'i':
 			errno = 0;
 			interval = strtoull(optarg, &e, 10);
-			if (errno || *e || !*optarg || !interval || *optarg == '-')
+			if (errno || *e || !*optarg || !interval ||
+			    *optarg == '-')
 				return usage_error("locate", "bad --interval");
 			break;
 		case 't':
@@ -219,8 +220,9 @@ int cmd_locate(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc || (!sp == !check))
-		return usage_error("locate", "give -s FILE.simpoints or --check "
-					     "FILE.markers, and one TRACE");
+		return usage_error("locate",
+				   "give -s FILE.simpoints or --check "
+				   "FILE.markers, and one TRACE");
 	if (read_lines(check ? check : sp, &m, &nm, check != NULL))
 		return 1;
 	if (!check)
@@ -247,7 +249,8 @@ int cmd_locate(int argc, char **argv)
 		++*k;
 		if (check) {
 			for (size_t i = 0; i < nm; i++)
-				if (!m[i].found && m[i].addr == ev.block->vaddr &&
+				if (!m[i].found &&
+				    m[i].addr == ev.block->vaddr &&
 				    m[i].ordinal == *k) {
 					m[i].found = 1;
 					m[i].got_insns = insns;
@@ -282,7 +285,8 @@ int cmd_locate(int argc, char **argv)
 		for (size_t i = 0; i < nm; i++) {
 			if (m[i].found && m[i].got_insns == m[i].insns) {
 				printf("ok    interval %" PRIu64 " at %" PRIu64
-				       " instructions (0x%" PRIx64 " #%" PRIu64 ")\n",
+				       " instructions (0x%" PRIx64 " #%" PRIu64
+				       ")\n",
 				       m[i].interval, m[i].insns, m[i].addr,
 				       m[i].ordinal);
 				continue;
@@ -291,7 +295,8 @@ int cmd_locate(int argc, char **argv)
 			if (m[i].found)
 				printf("MOVED interval %" PRIu64 ": 0x%" PRIx64
 				       " #%" PRIu64 " comes after %" PRIu64
-				       " instructions, not %" PRIu64 " (%+" PRId64 ")\n",
+				       " instructions, not %" PRIu64
+				       " (%+" PRId64 ")\n",
 				       m[i].interval, m[i].addr, m[i].ordinal,
 				       m[i].got_insns, m[i].insns,
 				       (int64_t)(m[i].got_insns - m[i].insns));
@@ -300,7 +305,8 @@ int cmd_locate(int argc, char **argv)
 				       " does not run %" PRIu64 " times\n",
 				       m[i].interval, m[i].addr, m[i].ordinal);
 		}
-		printf("%zu of %zu markers where they should be\n", nm - bad, nm);
+		printf("%zu of %zu markers where they should be\n", nm - bad,
+		       nm);
 		rc = bad ? 1 : 0;
 		goto out;
 	}
@@ -311,22 +317,26 @@ int cmd_locate(int argc, char **argv)
 	{
 		dbtp_symcache *cache = dbtp_symcache_new();
 
-		fprintf(out, "# interval cluster instructions address ordinal "
-			     "function+offset (interval %" PRIu64 ", thread %lu)\n",
+		fprintf(out,
+			"# interval cluster instructions address ordinal "
+			"function+offset (interval %" PRIu64 ", thread %lu)\n",
 			interval, thread);
 		for (size_t i = 0; i < nm; i++) {
 			struct dbtp_sym s = {0};
 			const struct dbtp_block *b = NULL;
 
 			if (!m[i].found) {
-				error("%s: interval %" PRIu64 " is past the end of "
+				error("%s: interval %" PRIu64
+				      " is past the end of "
 				      "thread %lu (%" PRIu64 " intervals)",
-				      sp, m[i].interval, thread, ivl + !at_start);
+				      sp, m[i].interval, thread,
+				      ivl + !at_start);
 				dbtp_symcache_free(cache);
 				goto out;
 			}
 			for (uint32_t id = 0; id < dbtp_trace_nblocks(t); id++)
-				if (dbtp_trace_block(t, id)->vaddr == m[i].addr) {
+				if (dbtp_trace_block(t, id)->vaddr ==
+				    m[i].addr) {
 					b = dbtp_trace_block(t, id);
 					break;
 				}
@@ -335,8 +345,9 @@ int cmd_locate(int argc, char **argv)
 			fprintf(out,
 				"%" PRIu64 " %" PRIu64 " %" PRIu64 " 0x%" PRIx64
 				" %" PRIu64 " %s+0x%" PRIx64 "\n",
-				m[i].interval, m[i].cluster, m[i].insns, m[i].addr,
-				m[i].ordinal, s.name ? s.name : "?", s.delta);
+				m[i].interval, m[i].cluster, m[i].insns,
+				m[i].addr, m[i].ordinal, s.name ? s.name : "?",
+				s.delta);
 		}
 		dbtp_symcache_free(cache);
 	}

@@ -20,47 +20,47 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof record [OPTIONS] -o FILE -- PROGRAM [ARGS...]\n"
-	"\n"
-	"Run PROGRAM (an x86-64 or AArch64 Linux ELF) under qemu-x86_64 or\n"
-	"qemu-aarch64 with the dbtprof plugin and write its trace to FILE.\n"
-	"The guest's stdin/stdout/stderr pass through and dbtprof exits with\n"
-	"the guest's status (128+N if a signal N ended it, 125 if dbtprof\n"
-	"itself failed).\n"
-	"\n"
-	"The run is made reproducible by default: a fixed minimal environment\n"
-	"(PATH, LC_ALL=C), argv[0] = the program's base name, a fixed CPU\n"
-	"model, QEMU's random seed 1 and host address randomisation off.  All\n"
-	"of it is stored in the trace.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE   trace file to write (required)\n"
-	"  -m, --mode MODE     count  - per-block counts, inline (cheapest)\n"
-	"                      blocks - every executed block per thread, and\n"
-	"                               syscalls (default)\n"
-	"                      mem    - blocks plus every load and store\n"
-	"                      bbv    - per-thread interval vectors counted in\n"
-	"                               QEMU (for dbtprof bbv; see --interval)\n"
-	"      --interval N    bbv mode: instructions per interval (100000000)\n"
-	"      --rep MODE      bbv mode: per-iteration or per-instruction\n"
-	"      --qemu PATH     emulator to use (default from the ELF header)\n"
-	"      --cpu MODEL     QEMU -cpu model (default qemu64 / max)\n"
-	"      --sysroot DIR   QEMU -L for dynamic AArch64 programs\n"
-	"                      (default /usr/aarch64-linux-gnu)\n"
-	"      --argv0 NAME    the guest's argv[0] (default: base name)\n"
-	"      --keep-env      pass your environment instead of the fixed one\n"
-	"  -e, --env VAR=VAL   set a guest environment variable (repeatable)\n"
-	"      --seed N        QEMU random seed (default 1)\n"
-	"      --aslr          leave host address randomisation on\n"
-	"      --chunk WORDS   events per thread chunk (default 65536)\n"
-	"      --zstd LEVEL    chunk compression level, 0 = none (default 1)\n"
-	"      --flush MS      write what threads have recorded whenever the\n"
-	"                      plugin's writer has been idle this long, so a\n"
-	"                      killed guest loses at most that much and live\n"
-	"                      readers keep up; 0 = full chunks only (default 20)\n"
-	"      --plugin PATH   plugin to load (default: next to dbtprof)\n"
-	"  -q, --quiet         no summary line on stderr\n"
-	"  -h, --help          this text\n";
+    "usage: dbtprof record [OPTIONS] -o FILE -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Run PROGRAM (an x86-64 or AArch64 Linux ELF) under qemu-x86_64 or\n"
+    "qemu-aarch64 with the dbtprof plugin and write its trace to FILE.\n"
+    "The guest's stdin/stdout/stderr pass through and dbtprof exits with\n"
+    "the guest's status (128+N if a signal N ended it, 125 if dbtprof\n"
+    "itself failed).\n"
+    "\n"
+    "The run is made reproducible by default: a fixed minimal environment\n"
+    "(PATH, LC_ALL=C), argv[0] = the program's base name, a fixed CPU\n"
+    "model, QEMU's random seed 1 and host address randomisation off.  All\n"
+    "of it is stored in the trace.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE   trace file to write (required)\n"
+    "  -m, --mode MODE     count  - per-block counts, inline (cheapest)\n"
+    "                      blocks - every executed block per thread, and\n"
+    "                               syscalls (default)\n"
+    "                      mem    - blocks plus every load and store\n"
+    "                      bbv    - per-thread interval vectors counted in\n"
+    "                               QEMU (for dbtprof bbv; see --interval)\n"
+    "      --interval N    bbv mode: instructions per interval (100000000)\n"
+    "      --rep MODE      bbv mode: per-iteration or per-instruction\n"
+    "      --qemu PATH     emulator to use (default from the ELF header)\n"
+    "      --cpu MODEL     QEMU -cpu model (default qemu64 / max)\n"
+    "      --sysroot DIR   QEMU -L for dynamic AArch64 programs\n"
+    "                      (default /usr/aarch64-linux-gnu)\n"
+    "      --argv0 NAME    the guest's argv[0] (default: base name)\n"
+    "      --keep-env      pass your environment instead of the fixed one\n"
+    "  -e, --env VAR=VAL   set a guest environment variable (repeatable)\n"
+    "      --seed N        QEMU random seed (default 1)\n"
+    "      --aslr          leave host address randomisation on\n"
+    "      --chunk WORDS   events per thread chunk (default 65536)\n"
+    "      --zstd LEVEL    chunk compression level, 0 = none (default 1)\n"
+    "      --flush MS      write what threads have recorded whenever the\n"
+    "                      plugin's writer has been idle this long, so a\n"
+    "                      killed guest loses at most that much and live\n"
+    "                      readers keep up; 0 = full chunks only (default 20)\n"
+    "      --plugin PATH   plugin to load (default: next to dbtprof)\n"
+    "  -q, --quiet         no summary line on stderr\n"
+    "  -h, --help          this text\n";
 
 static pid_t child_pid = -1;
 
@@ -105,25 +105,25 @@ static char *join_argv(char **v, char sep)
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"mode", required_argument, NULL, 'm'},
-		{"qemu", required_argument, NULL, 'Q'},
-		{"cpu", required_argument, NULL, 'C'},
-		{"sysroot", required_argument, NULL, 'L'},
-		{"argv0", required_argument, NULL, '0'},
-		{"keep-env", no_argument, NULL, 'K'},
-		{"env", required_argument, NULL, 'e'},
-		{"seed", required_argument, NULL, 'S'},
-		{"aslr", no_argument, NULL, 'A'},
-		{"chunk", required_argument, NULL, 'c'},
-		{"zstd", required_argument, NULL, 'z'},
-		{"flush", required_argument, NULL, 'F'},
-		{"interval", required_argument, NULL, 'I'},
-		{"rep", required_argument, NULL, 'R'},
-		{"plugin", required_argument, NULL, 'P'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"qemu", required_argument, NULL, 'Q'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"sysroot", required_argument, NULL, 'L'},
+	    {"argv0", required_argument, NULL, '0'},
+	    {"keep-env", no_argument, NULL, 'K'},
+	    {"env", required_argument, NULL, 'e'},
+	    {"seed", required_argument, NULL, 'S'},
+	    {"aslr", no_argument, NULL, 'A'},
+	    {"chunk", required_argument, NULL, 'c'},
+	    {"zstd", required_argument, NULL, 'z'},
+	    {"flush", required_argument, NULL, 'F'},
+	    {"interval", required_argument, NULL, 'I'},
+	    {"rep", required_argument, NULL, 'R'},
+	    {"plugin", required_argument, NULL, 'P'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct dbtp_run_opts o = {.zstd = -1, .flush_ms = -1};
 	unsigned long long interval = 100000000;
@@ -202,8 +202,8 @@ int cmd_record(int argc, char **argv)
 			unsigned long v = strtoul(optarg, &end, 10);
 
 			if (*end || v < 64 || v > (1ul << 24))
-				return usage_error("record",
-						   "--chunk wants 64..16777216");
+				return usage_error(
+				    "record", "--chunk wants 64..16777216");
 			o.chunk = (unsigned)v;
 			break;
 		}
@@ -211,8 +211,8 @@ int cmd_record(int argc, char **argv)
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || !*optarg || v < 0 || v > 19)
-				return usage_error("record",
-						   "--zstd wants a level 0..19");
+				return usage_error(
+				    "record", "--zstd wants a level 0..19");
 			o.zstd = (int)v;
 			break;
 		}
@@ -303,26 +303,37 @@ int cmd_record(int argc, char **argv)
 	{
 		char seed[32], mode_s[16];
 		const char *kv[] = {
-			"command",	cmdline ? cmdline : "",
-			"program",	run.program,
-			"qemu",		run.qemu,
-			"qemu_version", run.qemu_version,
-			"qemu_command", qcmd ? qcmd : "",
-			"cpu",		run.cpu,
-			"seed",		seed,
-			"mode",		mode_s,
-			"env_digest",	run.env_digest,
-			"env",		o.keep_env ? "(caller's, not stored)"
-						   : (envs ? envs : ""),
-			"cwd",		cwd,
-			"recorder",	"dbtprof record",
+		    "command",
+		    cmdline ? cmdline : "",
+		    "program",
+		    run.program,
+		    "qemu",
+		    run.qemu,
+		    "qemu_version",
+		    run.qemu_version,
+		    "qemu_command",
+		    qcmd ? qcmd : "",
+		    "cpu",
+		    run.cpu,
+		    "seed",
+		    seed,
+		    "mode",
+		    mode_s,
+		    "env_digest",
+		    run.env_digest,
+		    "env",
+		    o.keep_env ? "(caller's, not stored)" : (envs ? envs : ""),
+		    "cwd",
+		    cwd,
+		    "recorder",
+		    "dbtprof record",
 		};
 
 		snprintf(seed, sizeof(seed), "%" PRIu64, o.seed ? o.seed : 1);
 		snprintf(mode_s, sizeof(mode_s), "%s", o.mode);
-		copy_failed = dbtp_stream_copy(run.fd, "plugin stream", fd, out,
-					       kv, sizeof(kv) / sizeof(*kv) / 2,
-					       &res, &cerr);
+		copy_failed =
+		    dbtp_stream_copy(run.fd, "plugin stream", fd, out, kv,
+				     sizeof(kv) / sizeof(*kv) / 2, &res, &cerr);
 	}
 	if (copy_failed) {
 		/* Disk full or a broken stream: stop the guest, keep what is

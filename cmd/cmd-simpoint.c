@@ -17,34 +17,34 @@
 #include "util/buf.h"
 
 static const char usage_text[] =
-	"usage: dbtprof simpoint [OPTIONS] -i IN.bb -o PREFIX\n"
-	"\n"
-	"Cluster the intervals of a basic block vector file (SimPoint's .bb\n"
-	"format, e.g. from dbtprof bbv) the way SimPoint 3.2 does: normalise\n"
-	"each vector, project it to D random dimensions, run k-means from\n"
-	"several random starts for k = 1..K, score each k with the BIC and\n"
-	"take the smallest k whose score reaches the threshold between the\n"
-	"worst and best; the interval nearest each centroid is the simulation\n"
-	"point and the cluster's share of intervals its weight.\n"
-	"\n"
-	"Writes PREFIX.simpoints (\"INTERVAL CLUSTER\", intervals from 0),\n"
-	"PREFIX.weights (\"WEIGHT CLUSTER\") and PREFIX.labels (\"CLUSTER\n"
-	"DISTANCE\" per interval), in SimPoint's formats.\n"
-	"\n"
-	"Options (defaults are SimPoint 3.2's):\n"
-	"  -i, --input FILE       .bb file (required)\n"
-	"  -o, --output PREFIX    output prefix (required)\n"
-	"  -k, --maxk K           largest k tried (default 30)\n"
-	"      --kstep S          try k = 1, 1+S, 1+2S, ... (default 1)\n"
-	"      --dim D            projected dimensions (default 15)\n"
-	"      --seeds N          k-means starts per k (default 5)\n"
-	"      --iters N          k-means iterations at most (default 100)\n"
-	"      --bic-threshold T  fraction of the BIC range (default 0.9)\n"
-	"      --init samp|ff     random intervals (default) or furthest-first\n"
-	"      --seed N           k-means random seed (default 493575226)\n"
-	"      --seed-proj N      projection seed (default 2042712918)\n"
-	"      --json             summary as JSON on stdout\n"
-	"  -h, --help             this text\n";
+    "usage: dbtprof simpoint [OPTIONS] -i IN.bb -o PREFIX\n"
+    "\n"
+    "Cluster the intervals of a basic block vector file (SimPoint's .bb\n"
+    "format, e.g. from dbtprof bbv) the way SimPoint 3.2 does: normalise\n"
+    "each vector, project it to D random dimensions, run k-means from\n"
+    "several random starts for k = 1..K, score each k with the BIC and\n"
+    "take the smallest k whose score reaches the threshold between the\n"
+    "worst and best; the interval nearest each centroid is the simulation\n"
+    "point and the cluster's share of intervals its weight.\n"
+    "\n"
+    "Writes PREFIX.simpoints (\"INTERVAL CLUSTER\", intervals from 0),\n"
+    "PREFIX.weights (\"WEIGHT CLUSTER\") and PREFIX.labels (\"CLUSTER\n"
+    "DISTANCE\" per interval), in SimPoint's formats.\n"
+    "\n"
+    "Options (defaults are SimPoint 3.2's):\n"
+    "  -i, --input FILE       .bb file (required)\n"
+    "  -o, --output PREFIX    output prefix (required)\n"
+    "  -k, --maxk K           largest k tried (default 30)\n"
+    "      --kstep S          try k = 1, 1+S, 1+2S, ... (default 1)\n"
+    "      --dim D            projected dimensions (default 15)\n"
+    "      --seeds N          k-means starts per k (default 5)\n"
+    "      --iters N          k-means iterations at most (default 100)\n"
+    "      --bic-threshold T  fraction of the BIC range (default 0.9)\n"
+    "      --init samp|ff     random intervals (default) or furthest-first\n"
+    "      --seed N           k-means random seed (default 493575226)\n"
+    "      --seed-proj N      projection seed (default 2042712918)\n"
+    "      --json             summary as JSON on stdout\n"
+    "  -h, --help             this text\n";
 
 static int write_buf(const char *prefix, const char *ext,
 		     const struct dbtp_buf *b)
@@ -63,8 +63,8 @@ static int num_arg(const char *opt, const char *s, unsigned long long lo,
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	if (errno || *end || !*s || *s == '-' || *v < lo || *v > hi) {
-		usage_error("simpoint", "%s wants %llu..%llu, not '%s'", opt, lo,
-			    hi, s);
+		usage_error("simpoint", "%s wants %llu..%llu, not '%s'", opt,
+			    lo, hi, s);
 		return -1;
 	}
 	return 0;
@@ -73,20 +73,20 @@ static int num_arg(const char *opt, const char *s, unsigned long long lo,
 int cmd_simpoint(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"output", required_argument, NULL, 'o'},
-		{"maxk", required_argument, NULL, 'k'},
-		{"kstep", required_argument, NULL, 'S'},
-		{"dim", required_argument, NULL, 'D'},
-		{"seeds", required_argument, NULL, 'N'},
-		{"iters", required_argument, NULL, 'I'},
-		{"bic-threshold", required_argument, NULL, 'B'},
-		{"init", required_argument, NULL, 'z'},
-		{"seed", required_argument, NULL, 's'},
-		{"seed-proj", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"input", required_argument, NULL, 'i'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"maxk", required_argument, NULL, 'k'},
+	    {"kstep", required_argument, NULL, 'S'},
+	    {"dim", required_argument, NULL, 'D'},
+	    {"seeds", required_argument, NULL, 'N'},
+	    {"iters", required_argument, NULL, 'I'},
+	    {"bic-threshold", required_argument, NULL, 'B'},
+	    {"init", required_argument, NULL, 'z'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"seed-proj", required_argument, NULL, 'p'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct dbtp_simpoint_opts o;
 	struct dbtp_simpoint_result res;
@@ -140,8 +140,8 @@ int cmd_simpoint(int argc, char **argv)
 			o.bic_threshold = strtod(optarg, &end);
 			if (*end || !*optarg || !(o.bic_threshold >= 0) ||
 			    o.bic_threshold > 1)
-				return usage_error("simpoint",
-						   "--bic-threshold wants 0..1");
+				return usage_error(
+				    "simpoint", "--bic-threshold wants 0..1");
 			break;
 		case 'z':
 			if (!strcmp(optarg, "samp"))

@@ -15,18 +15,18 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof stats [OPTIONS] TRACE\n"
-	"\n"
-	"Summarise a trace (\"-\" reads standard input): guest, command line,\n"
-	"instructions and block executions (total and per thread), distinct\n"
-	"blocks, threads with their creation points, syscalls, and the hottest\n"
-	"functions and blocks with their disassembly.\n"
-	"\n"
-	"Options:\n"
-	"      --json       the same as JSON\n"
-	"  -n, --top N      how many hot functions and blocks (default 10)\n"
-	"      --no-disasm  leave out the disassembly of hot blocks\n"
-	"  -h, --help       this text\n";
+    "usage: dbtprof stats [OPTIONS] TRACE\n"
+    "\n"
+    "Summarise a trace (\"-\" reads standard input): guest, command line,\n"
+    "instructions and block executions (total and per thread), distinct\n"
+    "blocks, threads with their creation points, syscalls, and the hottest\n"
+    "functions and blocks with their disassembly.\n"
+    "\n"
+    "Options:\n"
+    "      --json       the same as JSON\n"
+    "  -n, --top N      how many hot functions and blocks (default 10)\n"
+    "      --no-disasm  leave out the disassembly of hot blocks\n"
+    "  -h, --help       this text\n";
 
 struct fn_acc {
 	const char *name, *file;
@@ -94,16 +94,15 @@ static const char *end_text(const struct dbtp_thread *th)
 	}
 }
 
-static void describe_end(const struct dbtp_trace_info *in, char *buf,
-			 size_t n)
+static void describe_end(const struct dbtp_trace_info *in, char *buf, size_t n)
 {
 	int k = 0;
 
 	if (in->has_end)
 		k = snprintf(buf, n, "%s",
 			     in->end_reason == DBTP_ENDED_EXIT
-				     ? "exit syscall"
-				     : "no exit syscall (fatal signal)");
+				 ? "exit syscall"
+				 : "no exit syscall (fatal signal)");
 	else
 		k = snprintf(buf, n, "no END record (recording cut short)");
 	if (in->has_status && k >= 0 && (size_t)k < n) {
@@ -135,11 +134,12 @@ static int collect_fns(struct stats *s, dbtp_symcache *cache)
 		dbtp_symbolize(cache, s->t, b, 0, &sym);
 		name = sym.name ? sym.name : "?";
 		for (i = 0; i < s->nfns; i++)
-			if (s->fns[i].name == name && s->fns[i].file == sym.file)
+			if (s->fns[i].name == name &&
+			    s->fns[i].file == sym.file)
 				break;
 		if (i == s->nfns) {
-			struct fn_acc *f = realloc(s->fns, (s->nfns + 1) *
-								   sizeof(*f));
+			struct fn_acc *f =
+			    realloc(s->fns, (s->nfns + 1) * sizeof(*f));
 
 			if (!f)
 				return -1;
@@ -196,7 +196,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		case DBTP_EV_INTERVAL:
 			for (uint32_t i = 0; i < ev.nivl; i++) {
 				const struct dbtp_block *b =
-					dbtp_trace_block(s.t, ev.ivl_ids[i]);
+				    dbtp_trace_block(s.t, ev.ivl_ids[i]);
 
 				if (b->id >= s.nexecs && grow(&s, b->id))
 					goto nomem;
@@ -237,7 +237,8 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			continue;
 		distinct++;
 		hot[nhot].id = id;
-		hot[nhot].insns = s.execs[id] * dbtp_trace_block(s.t, id)->ninsns;
+		hot[nhot].insns =
+		    s.execs[id] * dbtp_trace_block(s.t, id)->ninsns;
 		nhot++;
 	}
 	if (nhot)
@@ -261,22 +262,25 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		json_u64(&j, "format_major", in->major);
 		json_u64(&j, "format_minor", in->minor);
 		json_str(&j, "command", dbtp_trace_get(s.t, "command"));
-		json_str(&j, "qemu_version", dbtp_trace_get(s.t, "qemu_version"));
-		json_str(&j, "qemu_command", dbtp_trace_get(s.t, "qemu_command"));
+		json_str(&j, "qemu_version",
+			 dbtp_trace_get(s.t, "qemu_version"));
+		json_str(&j, "qemu_command",
+			 dbtp_trace_get(s.t, "qemu_command"));
 		json_str(&j, "cpu", dbtp_trace_get(s.t, "cpu"));
 		json_str(&j, "env_digest", dbtp_trace_get(s.t, "env_digest"));
 		json_obj(&j, "end");
 		json_bool(&j, "complete", in->has_end);
 		json_str(&j, "reason",
-			 !in->has_end ? "cut short"
+			 !in->has_end			     ? "cut short"
 			 : in->end_reason == DBTP_ENDED_EXIT ? "exit"
-							       : "signal");
+							     : "signal");
 		if (in->has_status) {
 			json_str(&j, "status",
-				 in->status_kind == DBTP_STATUS_EXITED ? "exited"
+				 in->status_kind == DBTP_STATUS_EXITED
+				     ? "exited"
 				 : in->status_kind == DBTP_STATUS_SIGNALED
-					 ? "signaled"
-					 : "unknown");
+				     ? "signaled"
+				     : "unknown");
 			json_i64(&j, "value", in->status_value);
 		}
 		json_close_obj(&j);
@@ -292,7 +296,8 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		json_u64(&j, "trace_bytes", in->bytes);
 		json_arr(&j, "threads");
 		for (uint32_t i = 0; i < dbtp_trace_nthreads(s.t); i++) {
-			const struct dbtp_thread *th = dbtp_trace_thread(s.t, i);
+			const struct dbtp_thread *th =
+			    dbtp_trace_thread(s.t, i);
 
 			if (!th)
 				continue;
@@ -341,7 +346,8 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		json_close_arr(&j);
 		json_arr(&j, "hot_blocks");
 		for (uint32_t i = 0; i < nhot && i < (uint32_t)top; i++) {
-			const struct dbtp_block *b = dbtp_trace_block(s.t, hot[i].id);
+			const struct dbtp_block *b =
+			    dbtp_trace_block(s.t, hot[i].id);
 			struct dbtp_sym sym;
 			char text[160];
 			size_t off = 0;
@@ -359,10 +365,9 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			if (dis) {
 				json_arr(&j, "disassembly");
 				for (uint32_t k = 0; k < b->ninsns; k++) {
-					dbtp_disasm_one(dis, b->bytes + off,
-							b->sizes[k],
-							b->vaddr + off, text,
-							sizeof(text));
+					dbtp_disasm_one(
+					    dis, b->bytes + off, b->sizes[k],
+					    b->vaddr + off, text, sizeof(text));
 					json_str(&j, NULL, text);
 					off += b->sizes[k];
 				}
@@ -405,14 +410,15 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			printf("intervals         %18s instructions%s\n",
 			       fmt_u64(in->interval, n1),
 			       in->rep_per_instruction
-				       ? " (rep counted per instruction)"
-				       : "");
+				   ? " (rep counted per instruction)"
+				   : "");
 		printf("\nthreads (%u)\n", dbtp_trace_nthreads(s.t));
 		printf("  %-4s %-8s %-6s %-27s %16s %14s  %s\n", "#", "tid",
 		       "parent", "created at (blocks / insns)", "instructions",
 		       "blocks", "end");
 		for (uint32_t i = 0; i < dbtp_trace_nthreads(s.t); i++) {
-			const struct dbtp_thread *th = dbtp_trace_thread(s.t, i);
+			const struct dbtp_thread *th =
+			    dbtp_trace_thread(s.t, i);
 			char at[64] = "-", par[16] = "-";
 
 			if (!th)
@@ -423,10 +429,10 @@ static int run_stats(const char *path, int json, int top, int disasm)
 					 fmt_u64(th->created_blocks, n1),
 					 fmt_u64(th->created_insns, n2));
 			}
-			printf("  %-4u %-8" PRIu64 " %-6s %-27s %16s %14s  %s\n",
-			       th->num, th->tid, par, at,
-			       fmt_u64(th->insns, n1), fmt_u64(th->blocks, n2),
-			       end_text(th));
+			printf(
+			    "  %-4u %-8" PRIu64 " %-6s %-27s %16s %14s  %s\n",
+			    th->num, th->tid, par, at, fmt_u64(th->insns, n1),
+			    fmt_u64(th->blocks, n2), end_text(th));
 		}
 		printf("\nsyscalls (%s calls)\n", fmt_u64(s.syscalls, n1));
 		for (int n = 0; n < 1024; n++) {
@@ -441,15 +447,14 @@ static int run_stats(const char *path, int json, int top, int disasm)
 	}
 	printf("\nhottest functions (by instructions executed)\n");
 	for (size_t i = 0; i < s.nfns && i < (size_t)top; i++)
-		printf("  %5.1f%% %16s  %-32s %s\n",
-		       s.insns ? 100.0 * (double)s.fns[i].insns /
-					 (double)s.insns
-			       : 0.0,
-		       fmt_u64(s.fns[i].insns, n1),
-		       strcmp(s.fns[i].name, "?") ? s.fns[i].name
-						  : "(no symbol)",
-		       s.fns[i].file ? dbtp_basename(s.fns[i].file)
-				     : "(anonymous)");
+		printf(
+		    "  %5.1f%% %16s  %-32s %s\n",
+		    s.insns ? 100.0 * (double)s.fns[i].insns / (double)s.insns
+			    : 0.0,
+		    fmt_u64(s.fns[i].insns, n1),
+		    strcmp(s.fns[i].name, "?") ? s.fns[i].name : "(no symbol)",
+		    s.fns[i].file ? dbtp_basename(s.fns[i].file)
+				  : "(anonymous)");
 	printf("\nhottest blocks (by instructions executed)\n");
 	for (uint32_t i = 0; i < nhot && i < (uint32_t)top; i++) {
 		const struct dbtp_block *b = dbtp_trace_block(s.t, hot[i].id);
@@ -474,8 +479,8 @@ static int run_stats(const char *path, int json, int top, int disasm)
 
 			dbtp_disasm_one(dis, b->bytes + off, b->sizes[k],
 					b->vaddr + off, text, sizeof(text));
-			printf("           0x%-12" PRIx64 " %s\n", b->vaddr + off,
-			       text);
+			printf("           0x%-12" PRIx64 " %s\n",
+			       b->vaddr + off, text);
 			off += b->sizes[k];
 		}
 	}
@@ -496,11 +501,11 @@ out:
 int cmd_stats(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"top", required_argument, NULL, 'n'},
-		{"no-disasm", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"no-disasm", no_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c, json = 0, top = 10, disasm = 1;
 	char *end;
@@ -515,9 +520,9 @@ int cmd_stats(int argc, char **argv)
 		case 'n':
 			top = (int)strtol(optarg, &end, 10);
 			if (*end || top < 0 || top > 1000000)
-				return usage_error("stats",
-						   "--top wants a count, not '%s'",
-						   optarg);
+				return usage_error(
+				    "stats", "--top wants a count, not '%s'",
+				    optarg);
 			break;
 		case 'D':
 			disasm = 0;

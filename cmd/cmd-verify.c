@@ -11,26 +11,26 @@
 #include "dbtp/trace.h"
 
 static const char usage_text[] =
-	"usage: dbtprof verify [--json] TRACE\n"
-	"\n"
-	"Check a trace end to end: record framing and CRC-32C checksums, zstd\n"
-	"payloads, every event chunk decoded, chunk sequence numbers, chunk,\n"
-	"thread and whole-run totals cross-checked, and how the run ended.\n"
-	"\n"
-	"Exit status: 0 complete and valid; 3 valid up to where it stops but\n"
-	"the run was cut short (no END record: guest or QEMU killed); 1 corrupt,\n"
-	"truncated mid-record or unreadable (the message names the offset).\n"
-	"\n"
-	"Options:\n"
-	"      --json   machine-readable result\n"
-	"  -h, --help   this text\n";
+    "usage: dbtprof verify [--json] TRACE\n"
+    "\n"
+    "Check a trace end to end: record framing and CRC-32C checksums, zstd\n"
+    "payloads, every event chunk decoded, chunk sequence numbers, chunk,\n"
+    "thread and whole-run totals cross-checked, and how the run ended.\n"
+    "\n"
+    "Exit status: 0 complete and valid; 3 valid up to where it stops but\n"
+    "the run was cut short (no END record: guest or QEMU killed); 1 corrupt,\n"
+    "truncated mid-record or unreadable (the message names the offset).\n"
+    "\n"
+    "Options:\n"
+    "      --json   machine-readable result\n"
+    "  -h, --help   this text\n";
 
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c, json = 0, r, rc;
 	dbtp_trace *t = NULL;
@@ -73,9 +73,10 @@ int cmd_verify(int argc, char **argv)
 			} else if (ev.type == DBTP_EV_INTERVAL) {
 				for (uint32_t i = 0; i < ev.nivl; i++) {
 					blocks += ev.ivl_execs[i];
-					insns += ev.ivl_execs[i] *
-						 dbtp_trace_block(t, ev.ivl_ids[i])
-							 ->ninsns;
+					insns +=
+					    ev.ivl_execs[i] *
+					    dbtp_trace_block(t, ev.ivl_ids[i])
+						->ninsns;
 				}
 			} else if (ev.type == DBTP_EV_MEM) {
 				mems++;
@@ -102,9 +103,9 @@ int cmd_verify(int argc, char **argv)
 			k = snprintf(ending, sizeof(ending),
 				     "plugin END record: %s",
 				     in->end_reason == DBTP_ENDED_EXIT
-					     ? "exit syscall"
-					     : "process ended without an exit "
-					       "syscall (fatal signal)");
+					 ? "exit syscall"
+					 : "process ended without an exit "
+					   "syscall (fatal signal)");
 		} else {
 			verdict = "incomplete";
 			rc = 3;

@@ -28,7 +28,7 @@ void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /** usage_error() - print "dbtprof CMD: MSG" and a hint to --help; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /** fmt_u64() - @v with thousands separators, in @buf (at least 32 bytes). */
 const char *fmt_u64(uint64_t v, char *buf);

@@ -13,16 +13,21 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{"record", cmd_record, "run a program under QEMU and record a trace"},
-	{"stats", cmd_stats, "summarise a trace: counts, threads, hot code"},
-	{"dump", cmd_dump, "print a trace's events or blocks as text"},
-	{"verify", cmd_verify, "check a trace end to end and say how it ends"},
-	{"bbv", cmd_bbv, "basic block vectors (SimPoint .bb) from a trace or a run"},
-	{"simpoint", cmd_simpoint, "SimPoint phase clustering: simulation points and weights"},
-	{"locate", cmd_locate, "where simulation points start; check them in another run"},
-	{"cache", cmd_cache, "L1D/L2 cache model: miss rates and MPKI per interval"},
-	{"native-count", cmd_native_count, "count a program's instructions natively (ptrace), a reference"},
-	{"compare", cmd_compare, "where two recordings of a program part, and why"},
+    {"record", cmd_record, "run a program under QEMU and record a trace"},
+    {"stats", cmd_stats, "summarise a trace: counts, threads, hot code"},
+    {"dump", cmd_dump, "print a trace's events or blocks as text"},
+    {"verify", cmd_verify, "check a trace end to end and say how it ends"},
+    {"bbv", cmd_bbv,
+     "basic block vectors (SimPoint .bb) from a trace or a run"},
+    {"simpoint", cmd_simpoint,
+     "SimPoint phase clustering: simulation points and weights"},
+    {"locate", cmd_locate,
+     "where simulation points start; check them in another run"},
+    {"cache", cmd_cache,
+     "L1D/L2 cache model: miss rates and MPKI per interval"},
+    {"native-count", cmd_native_count,
+     "count a program's instructions natively (ptrace), a reference"},
+    {"compare", cmd_compare, "where two recordings of a program part, and why"},
 };
 
 static void usage(FILE *f)

@@ -36,7 +36,8 @@ int usage_error(const char *cmd, const char *fmt, ...)
 const char *fmt_u64(uint64_t v, char *buf)
 {
 	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v),
+	    o = 0;
 
 	for (int i = 0; i < n; i++) {
 		if (i && (n - i) % 3 == 0)
@@ -63,8 +64,8 @@ void progress(const char *fmt, ...)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (progress_shown &&
 	    (now.tv_sec - progress_last.tv_sec) * 1000000000l +
-			    (now.tv_nsec - progress_last.tv_nsec) <
-		    250000000l)
+		    (now.tv_nsec - progress_last.tv_nsec) <
+		250000000l)
 		return;
 	progress_last = now;
 	fputs("\r\033[K", stderr);

@@ -111,8 +111,9 @@ int main(int argc, char **argv)
 			for (w = t[k].b[i]; w; w = w->next) {
 				if (k == 1) { /* merge into table 0 */
 					struct word *o;
-					unsigned h = hash(w->text, strlen(w->text)) %
-						     NBUCKETS;
+					unsigned h =
+					    hash(w->text, strlen(w->text)) %
+					    NBUCKETS;
 
 					for (o = t[0].b[h]; o; o = o->next)
 						if (!strcmp(o->text, w->text))

@@ -68,9 +68,9 @@ static uint64_t *cnt_pages[MAX_PAGES];
  * or 0 unless the block is a lone rep string instruction (rep_pages). */
 static uint64_t *last_pages[MAX_PAGES];
 static uint8_t *rep_pages[MAX_PAGES];
-static uint32_t nblk;		 /* ids handed out */
-static uint32_t nblk_written;	 /* ids whose description is in the output */
-static struct blk **blk_hash;	 /* by vaddr and content */
+static uint32_t nblk;	      /* ids handed out */
+static uint32_t nblk_written; /* ids whose description is in the output */
+static struct blk **blk_hash; /* by vaddr and content */
 static size_t blk_hash_size;
 static pthread_mutex_t blk_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct dbtp_buf pend_blocks; /* BLOCKS payload body, not yet written */
@@ -109,7 +109,8 @@ struct thr {
 	struct thr *next;
 	int queued; /* its buffers waiting in the writer queue; under q_mu */
 	/* bbv mode: the current interval, counted by the writer thread from
-	 * the same raw words as blocks mode (so the guest thread only stores). */
+	 * the same raw words as blocks mode (so the guest thread only stores).
+	 */
 	_Alignas(64) uint64_t *bx; /* executions by block id */
 	uint32_t *btouch;	   /* ids in order of first execution */
 	size_t bcap, bntouch;
@@ -152,7 +153,7 @@ static int writer_started;
 static int mode = DBTP_MODE_BLOCKS;
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
-static int bbv_rep_insn;		   /* bbv mode: rep counted once */
+static int bbv_rep_insn;		  /* bbv mode: rep counted once */
 static size_t chunk_words = DEFAULT_CHUNK;
 static int zlevel = 1;
 static int out_fd = -1;
@@ -169,10 +170,10 @@ static struct dbtp_buf obuf, ebuf;
 static uint32_t info_key[256]; /* cache of mem_info(), by raw meminfo */
 static uint8_t info_val[256], info_valid[256];
 static uint32_t pend_count; /* entries in pend_blocks */
-static int nalive;	     /* threads started and not exited */
+static int nalive;	    /* threads started and not exited */
 
 static void complain(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 
 static void complain(const char *fmt, ...)
 {
@@ -273,7 +274,8 @@ static void maps_load(void)
 		struct map *m;
 
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &start, &end,
-			   perms, &off, &pos) < 4 || !pos)
+			   perms, &off, &pos) < 4 ||
+		    !pos)
 			continue;
 		if (perms[2] != 'x' && perms[0] != 'r')
 			continue;
@@ -379,29 +381,31 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	}
 	if (blk_hash_size < 2 * (size_t)nblk + 2 && blk_hash_grow())
 		return UINT32_MAX;
-	slot = &blk_hash[blk_hash_of(vaddr, code, nbytes) & (blk_hash_size - 1)];
+	slot =
+	    &blk_hash[blk_hash_of(vaddr, code, nbytes) & (blk_hash_size - 1)];
 	for (b = *slot; b; b = b->hnext)
-		if (b->vaddr == vaddr && b->ninsns == n && b->nbytes == nbytes &&
-		    !memcmp(b->bytes, code, nbytes))
+		if (b->vaddr == vaddr && b->ninsns == n &&
+		    b->nbytes == nbytes && !memcmp(b->bytes, code, nbytes))
 			return b->id;
 	if (nblk >= (uint64_t)MAX_PAGES * PAGE_BLOCKS)
 		return UINT32_MAX;
 	id = nblk;
 	if (!blk_pages[id / PAGE_BLOCKS]) {
 		blk_pages[id / PAGE_BLOCKS] =
-			calloc(PAGE_BLOCKS, sizeof(struct blk));
-		ni_pages[id / PAGE_BLOCKS] = calloc(PAGE_BLOCKS, sizeof(uint16_t));
+		    calloc(PAGE_BLOCKS, sizeof(struct blk));
+		ni_pages[id / PAGE_BLOCKS] =
+		    calloc(PAGE_BLOCKS, sizeof(uint16_t));
 		if (!blk_pages[id / PAGE_BLOCKS] || !ni_pages[id / PAGE_BLOCKS])
 			return UINT32_MAX;
 		if (mode == DBTP_MODE_COUNT &&
 		    !(cnt_pages[id / PAGE_BLOCKS] =
-			      calloc(PAGE_BLOCKS, sizeof(uint64_t))))
+			  calloc(PAGE_BLOCKS, sizeof(uint64_t))))
 			return UINT32_MAX;
 		if (mode == DBTP_MODE_BBV && bbv_rep_insn &&
 		    (!(last_pages[id / PAGE_BLOCKS] =
-			       calloc(PAGE_BLOCKS, sizeof(uint64_t))) ||
+			   calloc(PAGE_BLOCKS, sizeof(uint64_t))) ||
 		     !(rep_pages[id / PAGE_BLOCKS] =
-			       calloc(PAGE_BLOCKS, sizeof(uint8_t)))))
+			   calloc(PAGE_BLOCKS, sizeof(uint8_t)))))
 			return UINT32_MAX;
 	}
 	b = blk_get(id);
@@ -415,15 +419,15 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] = (uint16_t)n;
 	if (mode == DBTP_MODE_BBV && bbv_rep_insn && n) {
 		last_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
-			vaddr + nbytes - sizes[n - 1];
+		    vaddr + nbytes - sizes[n - 1];
 		rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
-			n == 1 && dbtp_x86_is_rep_string(code, sizes[0]);
+		    n == 1 && dbtp_x86_is_rep_string(code, sizes[0]);
 	}
 	b->nbytes = (uint32_t)nbytes;
 	b->hnext = *slot;
 	*slot = b;
 	file = n ? locate((uintptr_t)qemu_plugin_insn_haddr(
-				  qemu_plugin_tb_get_insn(tb, 0)),
+			      qemu_plugin_tb_get_insn(tb, 0)),
 			  &off)
 		 : 0;
 	if (!file)
@@ -465,20 +469,19 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	if (mode == DBTP_MODE_COUNT) {
 		qemu_plugin_register_vcpu_tb_exec_inline(
-			tb, QEMU_PLUGIN_INLINE_ADD_U64,
-			&cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
+		    tb, QEMU_PLUGIN_INLINE_ADD_U64,
+		    &cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
 		return;
 	}
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
-					     QEMU_PLUGIN_CB_NO_REGS,
-					     (void *)(uintptr_t)bid);	if (mode == DBTP_MODE_MEM) {
+	qemu_plugin_register_vcpu_tb_exec_cb(
+	    tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
+	if (mode == DBTP_MODE_MEM) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
 		for (size_t i = 0; i < n; i++)
 			qemu_plugin_register_vcpu_mem_cb(
-				qemu_plugin_tb_get_insn(tb, i), on_mem,
-				QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
-				NULL);
+			    qemu_plugin_tb_get_insn(tb, i), on_mem,
+			    QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
 	}
 }
 
@@ -510,7 +513,8 @@ static void take_pending_blocks(void)
 			dbtp_put_bytes(&ebuf, blocks_now.p, blocks_now.len);
 			if (dbtp_frame_put(&obuf, DBTP_REC_BLOCKS, ebuf.p,
 					   ebuf.len, zctx, zlevel))
-				write_errno = write_errno ? write_errno : ENOMEM;
+				write_errno =
+				    write_errno ? write_errno : ENOMEM;
 		} else {
 			write_errno = write_errno ? write_errno : ENOMEM;
 		}
@@ -577,10 +581,9 @@ static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 		}
 	}
 	ebuf.len = 0;
-	if (dbtp_enc_chunk(&t->enc, t->num, t->tid, w + from, n - from,
-			   exit_reason,
-			   (struct dbtp_ninsns){(uint16_t *const *)ni_pages},
-			   &ebuf) ||
+	if (dbtp_enc_chunk(
+		&t->enc, t->num, t->tid, w + from, n - from, exit_reason,
+		(struct dbtp_ninsns){(uint16_t *const *)ni_pages}, &ebuf) ||
 	    dbtp_frame_put(&obuf, DBTP_REC_EVENTS, ebuf.p, ebuf.len, zctx,
 			   zlevel)) {
 		complain("dbtprof plugin: cannot encode a chunk of thread %u",
@@ -594,7 +597,6 @@ static void write_chunk(struct item *it)
 {
 	struct thr *t = it->t;
 	size_t from = 0;
-
 
 	if (t->taken_buf == it->words) { /* a prefix went out already */
 		from = t->taken;
@@ -671,7 +673,7 @@ static void *writer_main(void *arg)
 			ts.tv_sec += flush_ms / 1000 + ts.tv_nsec / 1000000000;
 			ts.tv_nsec %= 1000000000;
 			if (pthread_cond_timedwait(&q_nonempty, &q_mu, &ts) ==
-				    ETIMEDOUT &&
+				ETIMEDOUT &&
 			    !q_head && !q_stop) {
 				pthread_mutex_unlock(&q_mu);
 				flush_idle();
@@ -710,8 +712,8 @@ static uint64_t *buf_alloc(void)
  * Queue thread @t's @n raw @words for the writer, waiting while the queue
  * is full; *@fresh gets a recycled buffer, or NULL.
  */
-static void queue_put(struct thr *t, uint64_t *words, size_t n,
-		      int exit_reason, uint64_t **fresh)
+static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
+		      uint64_t **fresh)
 {
 	struct item *it;
 
@@ -915,10 +917,11 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 			return;
 		}
 		ni = ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
-		if (bbv_rep_insn && rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] &&
+		if (bbv_rep_insn &&
+		    rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] &&
 		    t->binsns &&
-		    last_pages[t->bprev / PAGE_BLOCKS][t->bprev % PAGE_BLOCKS] ==
-			    blk_get(id)->vaddr) {
+		    last_pages[t->bprev / PAGE_BLOCKS]
+			      [t->bprev % PAGE_BLOCKS] == blk_get(id)->vaddr) {
 			/* A rep instruction's repeat pass: counted once, so
 			 * not at all here. */
 			t->bprev = id;
@@ -933,8 +936,8 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 	}
 	if (exit_reason >= 0)
 		bbv_close(t, DBTP_IVL_LAST | (exit_reason == DBTP_EXIT_THREAD
-						      ? DBTP_IVL_EXITED
-						      : 0));
+						  ? DBTP_IVL_EXITED
+						  : 0));
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
@@ -1009,8 +1012,8 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 	}
 }
 
-static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
-			   int64_t num, int64_t ret)
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+			   int64_t ret)
 {
 	struct thr *t = thr_cur();
 
@@ -1051,7 +1054,8 @@ static void write_counts(void)
 	dbtp_put_varint(&ebuf, 0);
 	dbtp_put_varint(&ebuf, nblk);
 	for (uint32_t i = 0; i < nblk; i++)
-		dbtp_put_varint(&ebuf, cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
+		dbtp_put_varint(&ebuf,
+				cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
@@ -1073,8 +1077,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 				t->frozen = 1;
 				__atomic_store_n(&t->limit, 0,
 						 __ATOMIC_RELAXED);
-				__atomic_store_n(&t->hard, 0,
-						 __ATOMIC_RELAXED);
+				__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
 				hand_over(t, DBTP_EXIT_PROCESS);
 				t->buf = scratch;
 				t->n = 0;
@@ -1118,8 +1121,8 @@ static int write_header(const char *target)
 	/* The guest binary is not known yet at install time; the recorder
 	 * adds the command line in an INFO record. */
 	const char *kv[][2] = {
-		{"producer", "libdbtp-qemu"},
-		{"target", target},
+	    {"producer", "libdbtp-qemu"},
+	    {"target", target},
 	};
 	uint64_t feat = 0;
 
@@ -1170,8 +1173,9 @@ static int parse_args(int argc, char **argv)
 		char *end;
 
 		if (!v) {
-			complain("dbtprof plugin: argument '%s' is not key=value",
-				 a);
+			complain(
+			    "dbtprof plugin: argument '%s' is not key=value",
+			    a);
 			return -1;
 		}
 		v++;
@@ -1210,7 +1214,8 @@ static int parse_args(int argc, char **argv)
 		} else if (!strncmp(a, "interval=", 9)) {
 			bbv_interval = strtoull(v, &end, 10);
 			if (*end || !*v || !bbv_interval || *v == '-') {
-				complain("dbtprof plugin: bad interval '%s'", v);
+				complain("dbtprof plugin: bad interval '%s'",
+					 v);
 				return -1;
 			}
 		} else if (!strncmp(a, "rep=", 4)) {
@@ -1222,8 +1227,9 @@ static int parse_args(int argc, char **argv)
 		} else if (!strncmp(a, "flush=", 6)) {
 			flush_ms = strtol(v, &end, 10);
 			if (*end || !*v || flush_ms < 0 || flush_ms > 60000) {
-				complain("dbtprof plugin: flush must be 0..60000 "
-					 "ms");
+				complain(
+				    "dbtprof plugin: flush must be 0..60000 "
+				    "ms");
 				return -1;
 			}
 		} else if (!strncmp(a, "zstd=", 5)) {
@@ -1245,8 +1251,8 @@ static int parse_args(int argc, char **argv)
 		return -1;
 	}
 	if (out) {
-		out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			      0644);
+		out_fd =
+		    open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {
 			complain("dbtprof plugin: cannot create %s: %s", out,
 				 strerror(errno));
@@ -1305,15 +1311,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		pthread_cond_init(&q_nonempty, &ca);
 		pthread_condattr_destroy(&ca);
 		scratch = buf_alloc();
-		if (!scratch || pthread_create(&writer, NULL, writer_main, NULL)) {
+		if (!scratch ||
+		    pthread_create(&writer, NULL, writer_main, NULL)) {
 			complain("dbtprof plugin: cannot start the writer");
 			return -1;
 		}
 		writer_started = 1;
 		if (mode != DBTP_MODE_BBV) {
 			qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
-			qemu_plugin_register_vcpu_syscall_ret_cb(id,
-								 on_syscall_ret);
+			qemu_plugin_register_vcpu_syscall_ret_cb(
+			    id, on_syscall_ret);
 		}
 	} else {
 		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);

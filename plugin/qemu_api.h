@@ -65,9 +65,9 @@ typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
 					  qemu_plugin_meminfo_t info,
 					  uint64_t vaddr, void *userdata);
 typedef void (*qemu_plugin_vcpu_syscall_cb_t)(
-	qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1,
-	uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
-	uint64_t a7, uint64_t a8);
+    qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1,
+    uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+    uint64_t a7, uint64_t a8);
 typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id,
 						  unsigned int vcpu_idx,
 						  int64_t num, int64_t ret);
@@ -80,8 +80,8 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 					  enum qemu_plugin_cb_flags flags,
 					  void *userdata);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
+					      enum qemu_plugin_op op, void *ptr,
+					      uint64_t imm);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 				      qemu_plugin_vcpu_mem_cb_t cb,
 				      enum qemu_plugin_cb_flags flags,
@@ -90,15 +90,15 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
 					  qemu_plugin_vcpu_syscall_cb_t cb);
 void qemu_plugin_register_vcpu_syscall_ret_cb(
-	qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
+    qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
 
 /* Translation-time queries. */
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
+struct qemu_plugin_insn *
+qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);

@@ -258,8 +258,7 @@ const struct dbtp_cache_counts *
 dbtp_cachesim_thread_total(const dbtp_cachesim *s, uint32_t thread);
 
 /** dbtp_cachesim_total() - the sum over all threads in *@out. */
-void dbtp_cachesim_total(const dbtp_cachesim *s,
-			 struct dbtp_cache_counts *out);
+void dbtp_cachesim_total(const dbtp_cachesim *s, struct dbtp_cache_counts *out);
 
 void dbtp_cachesim_free(dbtp_cachesim *s);
 

@@ -36,7 +36,7 @@ typedef struct dbtp_err {
  * dbtp_err_set() - fill @err (may be NULL) and return -1.
  */
 int dbtp_err_set(dbtp_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /** dbtp_arch_name() - "x86_64", "aarch64" or "unknown". */
 const char *dbtp_arch_name(enum dbtp_arch arch);

@@ -136,7 +136,7 @@ struct dbtp_trace_info {
 	uint64_t features;
 	enum dbtp_arch arch;
 	int mode;
-	uint64_t interval;	  /* bbv mode: instructions per interval */
+	uint64_t interval;	 /* bbv mode: instructions per interval */
 	int rep_per_instruction; /* bbv mode: rep counting convention */
 	int has_end, end_reason;
 	uint64_t end_code, end_threads, end_blocks, end_distinct, end_files;
@@ -208,9 +208,8 @@ int dbtp_writer_file(dbtp_writer *w, const char *path, uint32_t *id,
 		     dbtp_err *err);
 /** dbtp_writer_block() - declare a block; its id in *@id. */
 int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
-		      const uint8_t *sizes, const uint8_t *bytes,
-		      uint32_t file, uint64_t offset, uint32_t *id,
-		      dbtp_err *err);
+		      const uint8_t *sizes, const uint8_t *bytes, uint32_t file,
+		      uint64_t offset, uint32_t *id, dbtp_err *err);
 /* Events of thread @thread (threads are numbered in order of first use,
  * from 0; a thread's tid is 1000 + its number unless set). */
 int dbtp_writer_exec(dbtp_writer *w, uint32_t thread, uint32_t block,
@@ -253,8 +252,8 @@ struct dbtp_copy_result {
  * Fails on a malformed stream or a write error (then @res still tells how
  * much was written).
  */
-int dbtp_stream_copy(int in, const char *in_name, int out,
-		     const char *out_name, const char *const *kv, size_t nkv,
+int dbtp_stream_copy(int in, const char *in_name, int out, const char *out_name,
+		     const char *const *kv, size_t nkv,
 		     struct dbtp_copy_result *res, dbtp_err *err);
 
 /**

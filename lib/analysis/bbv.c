@@ -32,7 +32,7 @@ struct bthread {
 	size_t nivl, ivlcap;
 };
 
-struct piece { /* a basic block's part of a TB */
+struct piece {		 /* a basic block's part of a TB */
 	uint32_t bb;	 /* basic block index (0-based) */
 	uint32_t ninsns; /* instructions of this piece */
 };
@@ -161,8 +161,8 @@ uint32_t dbtp_bbv_block_insns(const struct dbtp_block *prev,
 {
 	/* Hardware counts a whole rep instruction once: QEMU's repeat passes
 	 * (a TB of just that instruction) add nothing. */
-	if (rep_per_instruction && arch == DBTP_ARCH_X86_64 &&
-	    b->ninsns == 1 && rep_again(prev, b))
+	if (rep_per_instruction && arch == DBTP_ARCH_X86_64 && b->ninsns == 1 &&
+	    rep_again(prev, b))
 		return 0;
 	return b->ninsns;
 }
@@ -178,7 +178,8 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 		return -1;
 	prev = t->prev;
 	t->prev = b;
-	ninsns = dbtp_bbv_block_insns(prev, b, g->arch, g->o.rep_per_instruction);
+	ninsns =
+	    dbtp_bbv_block_insns(prev, b, g->arch, g->o.rep_per_instruction);
 	if (!ninsns && b->ninsns)
 		return 0;
 	if (b->id >= t->cap) {
@@ -193,8 +194,8 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 		memset(e + old, 0, (cap - old) * sizeof(*e));
 		t->execs = e;
 		t->cap = cap;
-		if (!(t->touched = realloc(t->touched,
-					   cap * sizeof(*t->touched))))
+		if (!(t->touched =
+			  realloc(t->touched, cap * sizeof(*t->touched))))
 			return nomem(err);
 	}
 	if (!t->execs[b->id]++)
@@ -221,7 +222,8 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 		t->insns += execs[i] * dbtp_trace_block(tr, ids[i])->ninsns;
 	if (last && g->o.drop_partial)
 		return 0;
-	if (GROW(t->tb, t->ncap, t->n + n) || GROW(t->cnt, t->cntcap, t->n + n) ||
+	if (GROW(t->tb, t->ncap, t->n + n) ||
+	    GROW(t->cnt, t->cntcap, t->n + n) ||
 	    GROW(t->ivl, t->ivlcap, t->nivl + 2))
 		return nomem(err);
 	if (!t->nivl)
@@ -277,7 +279,8 @@ static int set_has(const struct addrset *s, uint64_t key)
 {
 	if (!s->n)
 		return 0;
-	for (size_t h = hash64(key, s->n - 1); s->k[h]; h = (h + 1) & (s->n - 1))
+	for (size_t h = hash64(key, s->n - 1); s->k[h];
+	     h = (h + 1) & (s->n - 1))
 		if (s->k[h] == key + 1)
 			return 1;
 	return 0;
@@ -379,8 +382,8 @@ int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 				  (k > 0 && set_has(&leaders, addr));
 
 			if (cut && n) {
-				int64_t bb = bbmap_get(g, &map, start, n, id,
-						       soff);
+				int64_t bb =
+				    bbmap_get(g, &map, start, n, id, soff);
 				struct piece *p;
 
 				if (bb < 0)
@@ -417,7 +420,7 @@ int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 
 			for (uint32_t p = 0; p < g->piece_count[tb]; p++) {
 				uint32_t bb =
-					g->pieces[g->piece_first[tb] + p].bb;
+				    g->pieces[g->piece_first[tb] + p].bb;
 
 				if (!g->bb_id[bb])
 					g->bb_id[bb] = next_id++;
@@ -511,7 +514,7 @@ int dbtp_bbvgen_format(const dbtp_bbvgen *g, uint32_t thread,
 
 			for (uint32_t p = 0; p < g->piece_count[tb]; p++) {
 				const struct piece *pc =
-					&g->pieces[g->piece_first[tb] + p];
+				    &g->pieces[g->piece_first[tb] + p];
 				uint32_t id = g->bb_id[pc->bb];
 
 				if (!acc[id])
@@ -524,9 +527,9 @@ int dbtp_bbvgen_format(const dbtp_bbvgen *g, uint32_t thread,
 			goto oom;
 		out->p[out->len++] = 'T';
 		for (size_t k = 0; k < nids; k++) {
-			out->len += (size_t)sprintf((char *)out->p + out->len,
-						    ":%u:%llu ", ids[k],
-						    (unsigned long long)acc[ids[k]]);
+			out->len += (size_t)sprintf(
+			    (char *)out->p + out->len, ":%u:%llu ", ids[k],
+			    (unsigned long long)acc[ids[k]]);
 			acc[ids[k]] = 0;
 		}
 		out->p[out->len++] = '\n';

@@ -62,9 +62,8 @@ int dbtp_cache_geom_check(const struct dbtp_cache_geom *g, dbtp_err *err)
 		return dbtp_err_set(err, EINVAL, "%u ways: at most %u allowed",
 				    g->ways, DBTP_CACHE_MAX_WAYS);
 	if (!is_pow2(g->line))
-		return dbtp_err_set(err, EINVAL,
-				    "line size %u is not a power of two",
-				    g->line);
+		return dbtp_err_set(
+		    err, EINVAL, "line size %u is not a power of two", g->line);
 	if (g->line < DBTP_CACHE_MIN_LINE || g->line > DBTP_CACHE_MAX_LINE)
 		return dbtp_err_set(err, EINVAL,
 				    "line size %u is outside %u..%u", g->line,
@@ -167,8 +166,7 @@ int dbtp_cache_geom_parse(const char *s, struct dbtp_cache_geom *g,
 	return 0;
 bad:
 	return dbtp_err_set(err, EINVAL,
-			    "'%s': expected SIZE,WAYS,LINE (e.g. 32K,8,64)",
-			    s);
+			    "'%s': expected SIZE,WAYS,LINE (e.g. 32K,8,64)", s);
 }
 
 /* --- counts ------------------------------------------------------------- */
@@ -608,7 +606,7 @@ void dbtp_cachesim_free(dbtp_cachesim *s)
 
 /* --- SimPoint's files ---------------------------------------------------- */
 
-struct entry { /* one parsed line */
+struct entry {	      /* one parsed line */
 	uint64_t num; /* interval, or unused */
 	double weight;
 	uint32_t cluster;
@@ -695,8 +693,8 @@ static int parse_file(const char *path, int weights, struct entry **out,
 		*eol = 0;
 		lineno++;
 		if (memchr(p, 0, (size_t)(eol - p))) {
-			dbtp_err_set(err, EINVAL, "%s: line %u: not text",
-				     path, lineno);
+			dbtp_err_set(err, EINVAL, "%s: line %u: not text", path,
+				     lineno);
 			goto fail;
 		}
 		for (char *q = p; *q && ntok < 3;) {
@@ -713,10 +711,9 @@ static int parse_file(const char *path, int weights, struct entry **out,
 		if (!ntok || tok[0][0] == '#')
 			continue;
 		if (ntok != 2) {
-			dbtp_err_set(err, EINVAL,
-				     "%s: line %u: expected \"%s CLUSTER\"",
-				     path, lineno,
-				     weights ? "WEIGHT" : "INTERVAL");
+			dbtp_err_set(
+			    err, EINVAL, "%s: line %u: expected \"%s CLUSTER\"",
+			    path, lineno, weights ? "WEIGHT" : "INTERVAL");
 			goto fail;
 		}
 		if (weights) {
@@ -841,10 +838,9 @@ int dbtp_cache_read_picks(const char *simpoints, const char *weights,
 		goto out;
 	for (size_t i = 0; i < nwt; i++) {
 		if (!find_cluster(sp, nsp, wt[i].cluster)) {
-			dbtp_err_set(err, EINVAL,
-				     "%s: line %u: cluster %u is not in %s",
-				     weights, wt[i].line, wt[i].cluster,
-				     simpoints);
+			dbtp_err_set(
+			    err, EINVAL, "%s: line %u: cluster %u is not in %s",
+			    weights, wt[i].line, wt[i].cluster, simpoints);
 			goto out;
 		}
 	}
@@ -899,13 +895,14 @@ int dbtp_cache_estimate(const dbtp_cachesim *s, uint32_t thread,
 		struct dbtp_cache_metrics m;
 
 		if (picks[i].interval >= nivl)
-			return dbtp_err_set(err, EINVAL,
-					    "%s: line %u: interval %llu is "
-					    "past the last interval of thread "
-					    "%u (%llu intervals)",
-					    name, picks[i].line,
-					    (unsigned long long)picks[i].interval,
-					    thread, (unsigned long long)nivl);
+			return dbtp_err_set(
+			    err, EINVAL,
+			    "%s: line %u: interval %llu is "
+			    "past the last interval of thread "
+			    "%u (%llu intervals)",
+			    name, picks[i].line,
+			    (unsigned long long)picks[i].interval, thread,
+			    (unsigned long long)nivl);
 		dbtp_cache_metrics(&s->th[thread].ivl[picks[i].interval], &m);
 		out->est.l1_miss_rate += picks[i].weight * m.l1_miss_rate;
 		out->est.l1_mpki += picks[i].weight * m.l1_mpki;
@@ -916,11 +913,11 @@ int dbtp_cache_estimate(const dbtp_cachesim *s, uint32_t thread,
 	tot = dbtp_cachesim_thread_total(s, thread);
 	if (tot)
 		dbtp_cache_metrics(tot, &out->full);
-	out->rel_err.l1_miss_rate = rel(out->est.l1_miss_rate,
-					out->full.l1_miss_rate);
+	out->rel_err.l1_miss_rate =
+	    rel(out->est.l1_miss_rate, out->full.l1_miss_rate);
 	out->rel_err.l1_mpki = rel(out->est.l1_mpki, out->full.l1_mpki);
-	out->rel_err.l2_miss_rate = rel(out->est.l2_miss_rate,
-					out->full.l2_miss_rate);
+	out->rel_err.l2_miss_rate =
+	    rel(out->est.l2_miss_rate, out->full.l2_miss_rate);
 	out->rel_err.l2_mpki = rel(out->est.l2_mpki, out->full.l2_mpki);
 	return 0;
 }

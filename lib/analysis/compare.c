@@ -17,9 +17,9 @@
 
 #define DEFAULT_CONTEXT 5
 #define DEFAULT_MAX_QUEUED ((uint64_t)1 << 22)
-#define SYS_EXTRA 32	  /* syscalls kept beyond the context, per side */
-#define COMMON_MIN 16	  /* common blocks kept (the hints look at them) */
-#define QUEUE_KEEP 4096	  /* an empty queue keeps this much capacity */
+#define SYS_EXTRA 32	   /* syscalls kept beyond the context, per side */
+#define COMMON_MIN 16	   /* common blocks kept (the hints look at them) */
+#define QUEUE_KEEP 4096	   /* an empty queue keeps this much capacity */
 #define UNKNOWN UINT64_MAX /* dbtp_cmp_point.sys_before: history fell short */
 
 enum { T_NEW, T_ACTIVE, T_SKIP, T_DONE, T_DEFERRED };
@@ -35,9 +35,9 @@ struct side {
 	uint32_t *q; /* ring of block ids read but not compared; its
 		      * capacity is a power of two */
 	size_t qcap, qhead, qlen;
-	uint32_t k, off;	/* of the head block: instructions, bytes matched */
-	uint64_t popped;	/* blocks compared */
-	uint64_t insns;		/* instructions of the blocks read */
+	uint32_t k, off; /* of the head block: instructions, bytes matched */
+	uint64_t popped; /* blocks compared */
+	uint64_t insns;	 /* instructions of the blocks read */
 	int ended;
 	struct sysring sys;
 };
@@ -45,7 +45,7 @@ struct side {
 struct tstate {
 	int state;
 	struct side s[2];
-	uint64_t matched; /* instructions common to both */
+	uint64_t matched;		/* instructions common to both */
 	struct dbtp_cmp_common *common; /* ring, A's block ids */
 	unsigned ccap, clen, chead;
 };
@@ -348,9 +348,9 @@ static int diverge(struct pass *p, struct tstate *ts, uint32_t num)
 			return nomem(p->x->err);
 		for (unsigned i = 0; i < ts->clen; i++) {
 			struct dbtp_cmp_common *e =
-				&ts->common[(ts->chead + i) % ts->ccap];
+			    &ts->common[(ts->chead + i) % ts->ccap];
 			const struct dbtp_block *b =
-				dbtp_trace_block(p->t[0], e->block);
+			    dbtp_trace_block(p->t[0], e->block);
 			uint64_t n = d - e->insn;
 
 			e->ninsns = n < b->ninsns ? (uint32_t)n : b->ninsns;
@@ -575,7 +575,8 @@ static int run_pass(struct ctx *x, unsigned num)
 		else if (p.eof[1])
 			side = 0;
 		else if (p.queued[0] != p.queued[1])
-			side = p.queued[0] > p.queued[1]; /* read the one behind */
+			side =
+			    p.queued[0] > p.queued[1]; /* read the one behind */
 		else
 			side = turn ^= 1;
 		r = dbtp_trace_next(p.t[side], &ev, x->err);
@@ -728,8 +729,8 @@ int dbtp_compare(struct dbtp_cmp **out, const char *a, const char *b,
 	x.path[0] = a;
 	x.path[1] = b;
 	x.context = opts && opts->context ? opts->context : DEFAULT_CONTEXT;
-	x.limit = opts && opts->max_queued ? opts->max_queued
-					    : DEFAULT_MAX_QUEUED;
+	x.limit =
+	    opts && opts->max_queued ? opts->max_queued : DEFAULT_MAX_QUEUED;
 	x.err = err;
 	c->context = x.context;
 	if (open_one(&c->t[0], a, err) || open_one(&c->t[1], b, err))
@@ -763,7 +764,7 @@ int dbtp_compare(struct dbtp_cmp **out, const char *a, const char *b,
 
 		for (int s = 0; s < 2; s++) {
 			const struct dbtp_thread *th =
-				dbtp_trace_thread(c->t[s], i);
+			    dbtp_trace_thread(c->t[s], i);
 
 			r->present[s] = th != NULL;
 			if (!th)
@@ -954,20 +955,20 @@ static const char *sys_kind(const char *name)
 	static const struct {
 		const char *kind, *names;
 	} kinds[] = {
-		{"random bytes", " getrandom "},
-		{"time", " clock_gettime gettimeofday time clock_getres "
-			 "times "},
-		{"I/O", " read pread64 readv preadv preadv2 recvfrom recvmsg "
-			" recvmmsg write pwrite64 writev poll ppoll select "
-			"pselect6 epoll_wait epoll_pwait ioctl "},
-		{"working directory", " getcwd chdir fchdir "},
-		{"system identity (uname)", " uname sysinfo "},
-		{"file system", " open openat openat2 stat fstat lstat "
-				"newfstatat statx access faccessat faccessat2 "
-				"readlink readlinkat getdents64 lseek "},
-		{"thread timing", " futex sched_yield nanosleep "
-				  "clock_nanosleep "},
-		{"memory layout", " mmap brk mremap "},
+	    {"random bytes", " getrandom "},
+	    {"time", " clock_gettime gettimeofday time clock_getres "
+		     "times "},
+	    {"I/O", " read pread64 readv preadv preadv2 recvfrom recvmsg "
+		    " recvmmsg write pwrite64 writev poll ppoll select "
+		    "pselect6 epoll_wait epoll_pwait ioctl "},
+	    {"working directory", " getcwd chdir fchdir "},
+	    {"system identity (uname)", " uname sysinfo "},
+	    {"file system", " open openat openat2 stat fstat lstat "
+			    "newfstatat statx access faccessat faccessat2 "
+			    "readlink readlinkat getdents64 lseek "},
+	    {"thread timing", " futex sched_yield nanosleep "
+			      "clock_nanosleep "},
+	    {"memory layout", " mmap brk mremap "},
 	};
 	char key[64];
 
@@ -984,8 +985,8 @@ static const char *sys_kind(const char *name)
 static int run_specific(const char *name)
 {
 	static const char *const ids[] = {
-		"clone", "clone3", "fork", "vfork", "getpid", "gettid",
-		"getppid", "set_tid_address",
+	    "clone",  "clone3", "fork",	   "vfork",
+	    "getpid", "gettid", "getppid", "set_tid_address",
 	};
 
 	for (size_t i = 0; name && i < sizeof(ids) / sizeof(*ids); i++)
@@ -1028,7 +1029,8 @@ static void rule_syscalls(struct hints *hs)
 		if (i == 1)
 			snprintf(nth, sizeof(nth), "the last syscall");
 		else
-			snprintf(nth, sizeof(nth), "syscall %u from the end", i);
+			snprintf(nth, sizeof(nth), "syscall %u from the end",
+				 i);
 		add(hs, "syscall", 1,
 		    "%s (%lld), %s before the divergence, returned %s in A "
 		    "but %s in B%s%s%s",
@@ -1066,7 +1068,7 @@ static int cpu_id_back(const struct hints *hs)
 
 	for (unsigned i = th->ncommon; i-- > 0;) {
 		const struct dbtp_block *b =
-			dbtp_trace_block(hs->c->t[0], th->common[i].block);
+		    dbtp_trace_block(hs->c->t[0], th->common[i].block);
 		size_t off = 0;
 
 		for (uint32_t k = 0; k < th->common[i].ninsns; k++) {
@@ -1081,9 +1083,9 @@ static int cpu_id_back(const struct hints *hs)
 static int ifunc_name(const char *n)
 {
 	static const char *const pats[] = {
-		"ifunc", "cpu_features", "cpuid", "_avx", "_sse", "_evex",
-		"_erms", "_ssse3", "_sve", "_simd", "_asimd", "_mops",
-		"hwcap", "tunable",
+	    "ifunc",  "cpu_features", "cpuid",	"_avx",	   "_sse",
+	    "_evex",  "_erms",	      "_ssse3", "_sve",	   "_simd",
+	    "_asimd", "_mops",	      "hwcap",	"tunable",
 	};
 
 	for (size_t i = 0; n && i < sizeof(pats) / sizeof(*pats); i++)
@@ -1095,7 +1097,8 @@ static int ifunc_name(const char *n)
 static const char *cpu_text(const struct hints *hs, char *buf, size_t n)
 {
 	if (differs(hs, "cpu"))
-		snprintf(buf, n, "the CPU models differ (A: -cpu %s, B: -cpu %s)",
+		snprintf(buf, n,
+			 "the CPU models differ (A: -cpu %s, B: -cpu %s)",
 			 info(hs, 0, "cpu"), info(hs, 1, "cpu"));
 	else
 		snprintf(buf, n, "the QEMU versions differ (A: %s, B: %s)",
@@ -1116,12 +1119,12 @@ static void rule_cpu(struct hints *hs, dbtp_symcache *cache)
 
 		if (pt->ended)
 			continue;
-		if (dbtp_symbolize(cache, hs->c->t[s],
-				   dbtp_trace_block(hs->c->t[s], pt->block),
-				   pt->addr - dbtp_trace_block(hs->c->t[s],
-							       pt->block)
-						      ->vaddr,
-				   &sym))
+		if (dbtp_symbolize(
+			cache, hs->c->t[s],
+			dbtp_trace_block(hs->c->t[s], pt->block),
+			pt->addr -
+			    dbtp_trace_block(hs->c->t[s], pt->block)->vaddr,
+			&sym))
 			names[s] = sym.name;
 	}
 	back = cpu_id_back(hs);
@@ -1131,8 +1134,8 @@ static void rule_cpu(struct hints *hs, dbtp_symcache *cache)
 		    "CPU features differ, and glibc selects different "
 		    "string/memory routines (IFUNC) from them",
 		    dbtp_trace_info(hs->c->t[0])->arch == DBTP_ARCH_X86_64
-			    ? "cpuid"
-			    : "a read of a CPU ID register",
+			? "cpuid"
+			: "a read of a CPU ID register",
 		    back, back == 1 ? "" : "s", cpu_text(hs, why, sizeof(why)));
 		return;
 	}
@@ -1194,9 +1197,10 @@ static void rule_threads(struct hints *hs)
 	int concurrent = th->num > 0, sync = 0;
 
 	for (int s = 0; s < 2 && !concurrent; s++) {
-		for (uint32_t i = 0; i < dbtp_trace_nthreads(hs->c->t[s]); i++) {
+		for (uint32_t i = 0; i < dbtp_trace_nthreads(hs->c->t[s]);
+		     i++) {
 			const struct dbtp_thread *o =
-				dbtp_trace_thread(hs->c->t[s], i);
+			    dbtp_trace_thread(hs->c->t[s], i);
 
 			if (o && o->parent == (int32_t)th->num &&
 			    o->created_insns <= th->insn)
@@ -1287,7 +1291,8 @@ static void rule_setup(struct hints *hs)
 		    buf);
 	}
 	if (differs(hs, "cwd"))
-		add(hs, "cwd", 0, "the working directories differ (A: %s, B: %s)",
+		add(hs, "cwd", 0,
+		    "the working directories differ (A: %s, B: %s)",
 		    info(hs, 0, "cwd"), info(hs, 1, "cwd"));
 	if (differs(hs, "qemu_version"))
 		add(hs, "qemu", 0,
@@ -1309,8 +1314,7 @@ unsigned dbtp_compare_hints(const struct dbtp_cmp *c, dbtp_symcache *cache,
 	if (!hs.th)
 		return 0;
 	if (differs(&hs, "command") || differs(&hs, "program"))
-		add(&hs, "command", 1,
-		    "the commands differ (A: %s, B: %s)",
+		add(&hs, "command", 1, "the commands differ (A: %s, B: %s)",
 		    info(&hs, 0, "command"), info(&hs, 1, "command"));
 	rule_syscalls(&hs);
 	rule_cpu(&hs, cache);

@@ -21,7 +21,8 @@
 #include "dbtp/elf.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "lib/isa/elf.c reads little-endian ELF in place: little-endian hosts only"
+#error                                                                         \
+    "lib/isa/elf.c reads little-endian ELF in place: little-endian hosts only"
 #endif
 
 /* Bound on one name's length, so hostile string tables cannot cost O(n^2). */
@@ -64,8 +65,8 @@ static int img_open(struct img *im, const uint8_t *data, size_t size,
 				    "%s: not a 64-bit ELF file (class %u)",
 				    name, data[EI_CLASS]);
 	if (data[EI_DATA] != ELFDATA2LSB)
-		return dbtp_err_set(err, 0,
-				    "%s: not a little-endian ELF file", name);
+		return dbtp_err_set(err, 0, "%s: not a little-endian ELF file",
+				    name);
 	if (im->size < sizeof(Elf64_Ehdr))
 		return dbtp_err_set(err, 0,
 				    "%s: truncated ELF file (%zu bytes)", name,
@@ -274,8 +275,8 @@ int dbtp_elf_probe(const char *path, enum dbtp_arch *arch, int *is_dynamic,
 
 /* A contiguous address range attributed to one symbol. */
 struct ival {
-	uint64_t start, end;	/* [start, end) */
-	uint64_t sym;		/* the symbol's start address */
+	uint64_t start, end; /* [start, end) */
+	uint64_t sym;	     /* the symbol's start address */
 	const char *name;
 };
 
@@ -291,7 +292,7 @@ struct seg {
 };
 
 struct dbtp_symtab {
-	char *strs;		/* copy of the string table, NUL-terminated */
+	char *strs; /* copy of the string table, NUL-terminated */
 	struct ival *iv;
 	size_t niv;
 	struct nent *byname;
@@ -429,8 +430,8 @@ static size_t flatten(const struct uent *u, size_t nu, size_t *stack,
 			if (i < nu && t->end > next)
 				break;
 			if (cur < t->end) {
-				iv[n++] = (struct ival){ cur, t->end, t->addr,
-							 t->name };
+				iv[n++] = (struct ival){cur, t->end, t->addr,
+							t->name};
 				cur = t->end;
 			}
 			sp--;
@@ -440,7 +441,7 @@ static size_t flatten(const struct uent *u, size_t nu, size_t *stack,
 		if (sp && cur < next) {
 			const struct uent *t = &u[stack[sp - 1]];
 
-			iv[n++] = (struct ival){ cur, next, t->addr, t->name };
+			iv[n++] = (struct ival){cur, next, t->addr, t->name};
 		}
 		cur = next;
 		stack[sp++] = i;
@@ -462,8 +463,8 @@ static int load_segs(dbtp_symtab *st, const struct img *im)
 		get_phdr(im, i, &ph);
 		if (ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
-		st->segs[st->nseg++] = (struct seg){ ph.p_offset, ph.p_filesz,
-						     ph.p_vaddr };
+		st->segs[st->nseg++] =
+		    (struct seg){ph.p_offset, ph.p_filesz, ph.p_vaddr};
 	}
 	return 0;
 }
@@ -496,14 +497,14 @@ static int build(dbtp_symtab *st, struct cand *c, size_t nc)
 		else
 			end = next < c[i].secend ? next : c[i].secend;
 		if (end > c[i].addr)
-			u[nu++] = (struct uent){ c[i].addr, end, c[i].name };
+			u[nu++] = (struct uent){c[i].addr, end, c[i].name};
 		for (g = i; g < j; g++) {
 			uint64_t sz = c[g].size;
 
 			if (!sz && end > c[g].addr)
 				sz = end - c[g].addr;
-			st->byname[g] = (struct nent){ c[g].name, c[g].addr, sz,
-						       c[g].rank };
+			st->byname[g] =
+			    (struct nent){c[g].name, c[g].addr, sz, c[g].rank};
 		}
 	}
 	st->naddr = nu;
@@ -553,8 +554,8 @@ int dbtp_symtab_load_mem(dbtp_symtab **out, const uint8_t *data, size_t size,
 	}
 	get_shdr(&im, (uint64_t)symidx, &ssh);
 	if (ssh.sh_entsize < sizeof(Elf64_Sym) ||
-	    !in_range(&im, ssh.sh_offset, ssh.sh_size) ||
-	    ssh.sh_link == 0 || ssh.sh_link >= im.shnum) {
+	    !in_range(&im, ssh.sh_offset, ssh.sh_size) || ssh.sh_link == 0 ||
+	    ssh.sh_link >= im.shnum) {
 		dbtp_err_set(err, 0,
 			     "%s: truncated or malformed ELF (bad symbol "
 			     "table section %" PRId64 ")",
@@ -612,12 +613,12 @@ int dbtp_symtab_load_mem(dbtp_symtab **out, const uint8_t *data, size_t size,
 		if (versym)
 			memcpy(&ver, versym + 2 * i, sizeof(ver));
 		c[nc++] = (struct cand){
-			.addr = s.st_value,
-			.size = s.st_size,
-			.secend = sat_add(sh.sh_addr, sh.sh_size),
-			.name = nm,
-			.len = (uint32_t)strnlen(nm, NAME_MAX_LEN),
-			.rank = sym_rank(&s, ver & 0x8000),
+		    .addr = s.st_value,
+		    .size = s.st_size,
+		    .secend = sat_add(sh.sh_addr, sh.sh_size),
+		    .name = nm,
+		    .len = (uint32_t)strnlen(nm, NAME_MAX_LEN),
+		    .rank = sym_rank(&s, ver & 0x8000),
 		};
 	}
 	if (build(st, c, nc))
@@ -747,21 +748,21 @@ void dbtp_symtab_free(dbtp_symtab *st)
 /* ---------------------------------------------------------------- cache */
 
 struct centry {
-	char *path;		/* NULL: empty slot */
-	dbtp_symtab *st;	/* NULL: the load failed */
+	char *path;	 /* NULL: empty slot */
+	dbtp_symtab *st; /* NULL: the load failed */
 	uint64_t hash;
 };
 
 struct dbtp_symcache {
 	struct centry *tab;
-	size_t cap;		/* power of two */
+	size_t cap; /* power of two */
 	size_t n;
 	const struct centry *last;
 };
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
 
 	while (*s)
 		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;

@@ -24,6 +24,6 @@ int dbtp_x86_is_rep_string(const uint8_t *p, size_t len)
 		i++;
 	if (!rep || i >= len)
 		return 0;
-	return (p[i] >= 0xa4 && p[i] <= 0xa7) || (p[i] >= 0xaa && p[i] <= 0xaf) ||
-	       (p[i] >= 0x6c && p[i] <= 0x6f);
+	return (p[i] >= 0xa4 && p[i] <= 0xa7) ||
+	       (p[i] >= 0xaa && p[i] <= 0xaf) || (p[i] >= 0x6c && p[i] <= 0x6f);
 }

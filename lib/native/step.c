@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dbtp/bbv.h"
 #include "dbtp/disasm.h"
 #include "dbtp/elf.h"
-#include "dbtp/bbv.h"
 #include "dbtp/native.h"
 #include "dbtp/run.h"
 
@@ -83,9 +83,9 @@ int dbtp_native_run(struct dbtp_native_result *res,
 
 /* The environment a program gets unless keep_env: as lib/run/run.c. */
 static const char *const fixed_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin",
-	"LC_ALL=C",
-	NULL,
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+    "LC_ALL=C",
+    NULL,
 };
 
 #define NO_PARENT UINT32_MAX

@@ -25,8 +25,8 @@ extern char **environ;
 /* The environment a guest gets unless --keep-env: enough for programs that
  * look up helpers in PATH, nothing that varies between machines or users. */
 static const char *const fixed_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin",
-	"LC_ALL=C",
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+    "LC_ALL=C",
 };
 
 /* Where the plugin's stream lands in QEMU: high, away from the guest's own. */
@@ -175,7 +175,8 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 	if (o->qemu) {
 		r->qemu = dbtp_find_in_path(o->qemu);
 		if (!r->qemu) {
-			dbtp_err_set(err, ENOENT, "%s: QEMU not found", o->qemu);
+			dbtp_err_set(err, ENOENT, "%s: QEMU not found",
+				     o->qemu);
 			goto fail;
 		}
 	} else {
@@ -205,8 +206,9 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 			goto fail;
 		}
 	}
-	r->cpu = strdup(o->cpu ? o->cpu
-			       : r->arch == DBTP_ARCH_X86_64 ? "qemu64" : "max");
+	r->cpu = strdup(o->cpu			      ? o->cpu
+			: r->arch == DBTP_ARCH_X86_64 ? "qemu64"
+						      : "max");
 	r->qemu_version = qemu_version_of(r->qemu);
 	base = strrchr(r->program, '/');
 
@@ -215,7 +217,8 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		for (char **e = environ; *e; e++)
 			strv_add(&env, *e);
 	else
-		for (size_t i = 0; i < sizeof(fixed_env) / sizeof(*fixed_env); i++)
+		for (size_t i = 0; i < sizeof(fixed_env) / sizeof(*fixed_env);
+		     i++)
 			strv_add(&env, fixed_env[i]);
 	for (size_t i = 0; i < o->nenv; i++) {
 		size_t klen = strcspn(o->env[i], "=");
@@ -229,7 +232,7 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 				goto next_env;
 			}
 		strv_add(&env, o->env[i]);
-next_env:;
+	next_env:;
 	}
 
 	/* QEMU's command line. */
@@ -245,8 +248,8 @@ next_env:;
 	}
 	strv_add(&qa, "-0");
 	strv_add(&qa, o->argv0 ? o->argv0 : base + 1);
-	n = snprintf(arg, sizeof(arg), "%s,fd=%d,mode=%s", o->plugin,
-		     PLUGIN_FD, o->mode ? o->mode : "blocks");
+	n = snprintf(arg, sizeof(arg), "%s,fd=%d,mode=%s", o->plugin, PLUGIN_FD,
+		     o->mode ? o->mode : "blocks");
 	if (o->chunk)
 		n += snprintf(arg + n, sizeof(arg) - (size_t)n, ",chunk=%u",
 			      o->chunk);
@@ -282,7 +285,8 @@ next_env:;
 		goto fail_p;
 	}
 	if (r->pid == 0) {
-		/* Child: the plugin's end of the pipe at PLUGIN_FD, then QEMU. */
+		/* Child: the plugin's end of the pipe at PLUGIN_FD, then QEMU.
+		 */
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
@@ -291,7 +295,7 @@ next_env:;
 		if (!o->aslr)
 			personality(ADDR_NO_RANDOMIZE);
 		execve(r->qemu, r->qemu_argv, r->envp);
-child_fail:
+	child_fail:
 		child_errno = errno;
 		if (write(st[1], &child_errno, sizeof(child_errno)) < 0)
 			_exit(127);

@@ -64,8 +64,8 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 							run << 3 | DBTP_OP_RUN);
 					run = 0;
 				}
-				dbtp_put_varint(out,
-						(uint64_t)id << 3 | DBTP_OP_BLOCK);
+				dbtp_put_varint(out, (uint64_t)id << 3 |
+							 DBTP_OP_BLOCK);
 				if (prev != DBTP_NO_SUCC &&
 				    dbtp_pred_set_succ(p, prev, id))
 					return -1;
@@ -88,9 +88,11 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 			s = dbtp_pred_slot(p, slot_key(prev, idx++), &fresh);
 			if (!s)
 				return -1;
-			guess = fresh ? p->last_addr : s->last + (uint64_t)s->stride;
+			guess = fresh ? p->last_addr
+				      : s->last + (uint64_t)s->stride;
 			dbtp_put_varint(out, val << 3 | DBTP_OP_MEM);
-			dbtp_put_varint(out, dbtp_zigzag((int64_t)(addr - guess)));
+			dbtp_put_varint(out,
+					dbtp_zigzag((int64_t)(addr - guess)));
 			s->stride = fresh ? 0 : (int64_t)(addr - s->last);
 			s->last = addr;
 			p->last_addr = addr;

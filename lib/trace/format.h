@@ -19,20 +19,22 @@
 #define DBTP_FORMAT_MINOR 0
 
 #define DBTP_FRAME_LEN 16
-#define DBTP_MAX_PAYLOAD (64u << 20) /* stored or decoded, per record */
+#define DBTP_MAX_PAYLOAD (64u << 20)	/* stored or decoded, per record */
 #define DBTP_MAX_CHUNK_WORDS (1u << 24) /* raw words a chunk can hold */
-#define DBTP_MAX_CHUNK_BLOCKS (DBTP_MAX_CHUNK_WORDS + (1u << 16)) /* + slack */
+#define DBTP_MAX_CHUNK_BLOCKS (DBTP_MAX_CHUNK_WORDS + (1u << 16)) /* + slack   \
+								   */
 
 /* Record types. */
 enum {
-	DBTP_REC_HEADER = 1, /* first record: version, features, arch, mode, kv */
-	DBTP_REC_INFO = 2,   /* more key/value pairs about the run */
-	DBTP_REC_FILE = 3,   /* a mapped file a block came from */
-	DBTP_REC_BLOCKS = 4, /* block descriptions, ids in sequence */
-	DBTP_REC_EVENTS = 5, /* one chunk of one thread's event stream */
-	DBTP_REC_COUNTS = 6, /* per-block execution counts (count mode) */
-	DBTP_REC_END = 7,    /* the plugin's last record */
-	DBTP_REC_STATUS = 8, /* how the guest ended, added by the recorder */
+	DBTP_REC_HEADER =
+	    1,		   /* first record: version, features, arch, mode, kv */
+	DBTP_REC_INFO = 2, /* more key/value pairs about the run */
+	DBTP_REC_FILE = 3, /* a mapped file a block came from */
+	DBTP_REC_BLOCKS = 4,	/* block descriptions, ids in sequence */
+	DBTP_REC_EVENTS = 5,	/* one chunk of one thread's event stream */
+	DBTP_REC_COUNTS = 6,	/* per-block execution counts (count mode) */
+	DBTP_REC_END = 7,	/* the plugin's last record */
+	DBTP_REC_STATUS = 8,	/* how the guest ended, added by the recorder */
 	DBTP_REC_INTERVALS = 9, /* bbv mode: one thread's interval vector */
 	DBTP_REC_MAX = 9,
 };
@@ -43,12 +45,12 @@ enum {
 /* Feature bits in the header; a reader rejects bits it does not know. */
 #define DBTP_FEAT_MEM 0x01     /* EVENTS carry memory accesses */
 #define DBTP_FEAT_SYSCALL 0x02 /* EVENTS carry syscalls */
-#define DBTP_FEAT_BBV 0x04 /* INTERVALS records (bbv mode) */
+#define DBTP_FEAT_BBV 0x04     /* INTERVALS records (bbv mode) */
 #define DBTP_FEAT_KNOWN (DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL | DBTP_FEAT_BBV)
 
 /* INTERVALS record flags. */
-#define DBTP_IVL_LAST 0x01    /* the thread's last interval (may be short) */
-#define DBTP_IVL_EXITED 0x02  /* ... because the thread called exit */
+#define DBTP_IVL_LAST 0x01   /* the thread's last interval (may be short) */
+#define DBTP_IVL_EXITED 0x02 /* ... because the thread called exit */
 
 /* Op kinds of an EVENTS chunk: varint v, kind = v & 7, value = v >> 3. */
 enum {
@@ -160,7 +162,8 @@ static inline int dbtp_pred_set_succ(struct dbtp_pred *p, uint32_t prev,
 	p->succ[prev].gen = p->gen;
 	return 0;
 }
-/** dbtp_pred_slot() - the slot of @key in this chunk, made if new; NULL on ENOMEM. */
+/** dbtp_pred_slot() - the slot of @key in this chunk, made if new; NULL on
+ * ENOMEM. */
 struct dbtp_slot *dbtp_pred_slot(struct dbtp_pred *p, uint64_t key, int *fresh);
 void dbtp_pred_free(struct dbtp_pred *p);
 

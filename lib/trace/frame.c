@@ -83,7 +83,8 @@ int dbtp_frame_parse(const uint8_t *p, struct dbtp_frame *f, const char **why)
 		return -1;
 	}
 	if (!(f->flags & DBTP_FLAG_ZSTD) && f->stored_len != f->raw_len) {
-		*why = "stored and raw lengths differ in an uncompressed record";
+		*why =
+		    "stored and raw lengths differ in an uncompressed record";
 		return -1;
 	}
 	return 0;

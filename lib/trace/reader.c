@@ -214,8 +214,9 @@ static int read_record(dbtp_trace *t, int *type, dbtp_err *err)
 		z = ZSTD_decompressDCtx(t->dctx, t->raw.p, f.raw_len,
 					t->payload.p, f.stored_len);
 		if (ZSTD_isError(z) || z != f.raw_len)
-			return fail(t, err, "zstd payload does not decompress "
-					    "to its stated length");
+			return fail(t, err,
+				    "zstd payload does not decompress "
+				    "to its stated length");
 		t->raw.len = z;
 	} else {
 		struct dbtp_buf tmp = t->raw;
@@ -254,7 +255,8 @@ static int add_kv(dbtp_trace *t, struct dbtp_cursor *c, dbtp_err *err)
 			nv = realloc(t->vals, (t->nkv + 1) * sizeof(*nv));
 			if (nv)
 				t->vals = nv;
-			if (!nk || !nv || !(t->keys[i] = strndup((char *)k, kl)))
+			if (!nk || !nv ||
+			    !(t->keys[i] = strndup((char *)k, kl)))
 				return dbtp_err_set(err, ENOMEM,
 						    "out of memory");
 			t->vals[i] = NULL;
@@ -381,8 +383,8 @@ static int rec_blocks(dbtp_trace *t, dbtp_err *err)
 		uint64_t n, total = 0;
 
 		if ((t->nblocks >> PAGE_SHIFT) >= t->npages) {
-			struct dbtp_block **pg = realloc(
-				t->pages, (t->npages + 1) * sizeof(*pg));
+			struct dbtp_block **pg =
+			    realloc(t->pages, (t->npages + 1) * sizeof(*pg));
 
 			if (!pg)
 				return dbtp_err_set(err, ENOMEM,
@@ -400,7 +402,8 @@ static int rec_blocks(dbtp_trace *t, dbtp_err *err)
 		b->vaddr = dbtp_get_varint(&c);
 		n = dbtp_get_varint(&c);
 		if (n > 4096)
-			return fail(t, err, "block with over 4096 instructions");
+			return fail(t, err,
+				    "block with over 4096 instructions");
 		b->ninsns = (uint32_t)n;
 		b->sizes = dbtp_get_bytes(&c, n);
 		for (uint64_t k = 0; b->sizes && k < n; k++)
@@ -412,7 +415,8 @@ static int rec_blocks(dbtp_trace *t, dbtp_err *err)
 		if (c.bad)
 			return fail(t, err, "malformed block description");
 		if (n > t->nfiles)
-			return fail(t, err, "block refers to an undeclared file");
+			return fail(t, err,
+				    "block refers to an undeclared file");
 		b->file = (uint32_t)n;
 		t->nblocks++;
 	}
@@ -467,7 +471,8 @@ static int chunk_begin(dbtp_trace *t, dbtp_err *err)
 	struct tstate *ts;
 
 	if (t->info.mode == DBTP_MODE_COUNT || t->info.mode == DBTP_MODE_BBV)
-		return fail(t, err, "EVENTS record in a count- or bbv-mode trace");
+		return fail(t, err,
+			    "EVENTS record in a count- or bbv-mode trace");
 	dbtp_cursor_init(&t->c, t->raw.p, t->raw.len);
 	num = dbtp_get_varint(&t->c);
 	seq = dbtp_get_varint(&t->c);
@@ -490,8 +495,9 @@ static int chunk_begin(dbtp_trace *t, dbtp_err *err)
 	if (ts->pub.end != DBTP_THREAD_RUNNING)
 		return fail(t, err, "events after the thread's exit");
 	if (first != ts->pub.blocks)
-		return fail(t, err, "chunk's first block index disagrees with "
-				    "the thread's count");
+		return fail(t, err,
+			    "chunk's first block index disagrees with "
+			    "the thread's count");
 	t->pending_start = 0;
 	if (!ts->seen) {
 		ts->seen = 1;
@@ -605,8 +611,9 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		if (!val || t->prev == DBTP_NO_SUCC)
 			return fail(t, err, "bad RUN op");
 		if (val > DBTP_MAX_CHUNK_BLOCKS - t->cblocks)
-			return fail(t, err, "chunk holds more blocks than a chunk "
-					    "can");
+			return fail(t, err,
+				    "chunk holds more blocks than a chunk "
+				    "can");
 		t->run = val;
 		return chunk_next(t, ev, err);
 	case DBTP_OP_BLOCK:
@@ -623,12 +630,14 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 
 		if (val > 0x3f || (val & DBTP_MEM_SIZE_SHIFT_MASK) > 6)
 			return fail(t, err, "bad memory access info");
-		key = (uint64_t)t->prev << 16 | (t->idx > 0xffff ? 0xffff : t->idx);
+		key = (uint64_t)t->prev << 16 |
+		      (t->idx > 0xffff ? 0xffff : t->idx);
 		t->idx++;
 		s = dbtp_pred_slot(&t->pred, key, &fresh);
 		if (!s)
 			return dbtp_err_set(err, ENOMEM, "out of memory");
-		guess = fresh ? t->pred.last_addr : s->last + (uint64_t)s->stride;
+		guess =
+		    fresh ? t->pred.last_addr : s->last + (uint64_t)s->stride;
 		addr = guess + (uint64_t)dbtp_unzigzag(dbtp_get_varint(c));
 		if (c->bad)
 			return fail(t, err, "truncated MEM op");
@@ -677,8 +686,9 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 			return fail(t, err, "malformed EXIT op");
 		if (b != ts->pub.blocks || i != ts->pub.insns ||
 		    m != ts->pub.mems)
-			return fail(t, err, "thread's exit totals disagree "
-					    "with its events");
+			return fail(t, err,
+				    "thread's exit totals disagree "
+				    "with its events");
 		ts->pub.end = val == DBTP_EXIT_THREAD ? DBTP_THREAD_EXITED
 						      : DBTP_THREAD_ENDED;
 		t->pending_exit = 1;
@@ -690,8 +700,9 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		if (c->bad || !dbtp_cursor_done(c))
 			return fail(t, err, "malformed END op");
 		if (val != t->cblocks || m != t->cmems || s != t->csys)
-			return fail(t, err, "chunk's counts disagree with its "
-					    "events");
+			return fail(t, err,
+				    "chunk's counts disagree with its "
+				    "events");
 		t->chunk_done = 1;
 		return chunk_next(t, ev, err);
 	}
@@ -710,7 +721,8 @@ static int rec_counts(dbtp_trace *t, dbtp_err *err)
 	first = dbtp_get_varint(&t->cc);
 	count = dbtp_get_varint(&t->cc);
 	if (t->cc.bad || first > t->nblocks || count > t->nblocks - first)
-		return fail(t, err, "COUNTS record refers to undeclared blocks");
+		return fail(t, err,
+			    "COUNTS record refers to undeclared blocks");
 	t->count_next = first;
 	t->count_left = count;
 	return 0;
@@ -803,15 +815,17 @@ static int rec_end(dbtp_trace *t, dbtp_err *err)
 		return fail(t, err, "malformed END record");
 	if (t->info.end_distinct != t->nblocks ||
 	    t->info.end_files != t->nfiles)
-		return fail(t, err, "END record's block or file count disagrees "
-				    "with the trace");
+		return fail(t, err,
+			    "END record's block or file count disagrees "
+			    "with the trace");
 	if (t->info.mode != DBTP_MODE_COUNT) {
 		for (uint32_t i = 0; i < t->nthreads; i++)
 			total += t->threads[i].pub.blocks;
 		if (t->info.end_threads != t->nthreads ||
 		    t->info.end_blocks != total)
-			return fail(t, err, "END record's thread or block "
-					    "totals disagree with the events");
+			return fail(t, err,
+				    "END record's thread or block "
+				    "totals disagree with the events");
 	}
 	t->info.has_end = 1;
 	return 0;
@@ -918,7 +932,8 @@ int dbtp_trace_open_fd(dbtp_trace **out, int fd, const char *name,
 	r = read_in(t, magic, sizeof(magic), err);
 	if (r < 0)
 		goto bad;
-	if (r < (ssize_t)sizeof(magic) || memcmp(magic, DBTP_MAGIC, sizeof(magic))) {
+	if (r < (ssize_t)sizeof(magic) ||
+	    memcmp(magic, DBTP_MAGIC, sizeof(magic))) {
 		dbtp_err_set(err, EINVAL, "%s: not a dbtprof trace (bad magic)",
 			     name);
 		goto bad;
@@ -951,7 +966,8 @@ int dbtp_trace_open(dbtp_trace **out, const char *path, dbtp_err *err)
 		return dbtp_trace_open_fd(out, 0, "(stdin)", err);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return dbtp_err_set(err, errno, "%s: %s", path, strerror(errno));
+		return dbtp_err_set(err, errno, "%s: %s", path,
+				    strerror(errno));
 	if (dbtp_trace_open_fd(out, fd, path, err)) {
 		close(fd);
 		return -1;

@@ -57,8 +57,8 @@ static int put_kvs(struct dbtp_buf *b, const char *const *kv, size_t nkv)
 	return 0;
 }
 
-int dbtp_stream_copy(int in, const char *in_name, int out,
-		     const char *out_name, const char *const *kv, size_t nkv,
+int dbtp_stream_copy(int in, const char *in_name, int out, const char *out_name,
+		     const char *const *kv, size_t nkv,
 		     struct dbtp_copy_result *res, dbtp_err *err)
 {
 	struct dbtp_buf buf = {0}, info = {0};
@@ -72,12 +72,13 @@ int dbtp_stream_copy(int in, const char *in_name, int out,
 		return dbtp_err_set(err, errno, "%s: read: %s", in_name,
 				    strerror(errno));
 	if (got == 0)
-		return dbtp_err_set(err, EPIPE, "%s: the plugin wrote nothing "
-						"(did QEMU load it?)",
+		return dbtp_err_set(err, EPIPE,
+				    "%s: the plugin wrote nothing "
+				    "(did QEMU load it?)",
 				    in_name);
 	if (got < sizeof(magic) || memcmp(magic, DBTP_MAGIC, sizeof(magic)))
-		return dbtp_err_set(err, EINVAL, "%s: not a dbtprof trace stream",
-				    in_name);
+		return dbtp_err_set(err, EINVAL,
+				    "%s: not a dbtprof trace stream", in_name);
 	if (write_full(out, magic, sizeof(magic)))
 		return dbtp_err_set(err, errno, "%s: %s", out_name,
 				    strerror(errno));
@@ -100,8 +101,8 @@ int dbtp_stream_copy(int in, const char *in_name, int out,
 			break;
 		}
 		if (dbtp_frame_parse(buf.p, &f, &why)) {
-			dbtp_err_set(err, EINVAL, "%s: offset %llu: %s", in_name,
-				     (unsigned long long)in_off, why);
+			dbtp_err_set(err, EINVAL, "%s: offset %llu: %s",
+				     in_name, (unsigned long long)in_off, why);
 			goto out;
 		}
 		if (dbtp_buf_reserve(&buf, DBTP_FRAME_LEN + f.stored_len)) {
@@ -169,13 +170,14 @@ int dbtp_stream_status(int out, const char *out_name, int kind, int64_t value,
 	struct dbtp_buf pl = {0}, rec = {0};
 	int r = 0;
 
-	if (dbtp_buf_reserve(&pl, 24) || (dbtp_put_varint(&pl, (uint64_t)kind),
-					  dbtp_put_varint(&pl, dbtp_zigzag(value)),
-					  put_kvs(&pl, kv, nkv)) ||
+	if (dbtp_buf_reserve(&pl, 24) ||
+	    (dbtp_put_varint(&pl, (uint64_t)kind),
+	     dbtp_put_varint(&pl, dbtp_zigzag(value)), put_kvs(&pl, kv, nkv)) ||
 	    dbtp_frame_put(&rec, DBTP_REC_STATUS, pl.p, pl.len, NULL, 0))
 		r = dbtp_err_set(err, ENOMEM, "out of memory");
 	else if (write_full(out, rec.p, rec.len))
-		r = dbtp_err_set(err, errno, "%s: %s", out_name, strerror(errno));
+		r = dbtp_err_set(err, errno, "%s: %s", out_name,
+				 strerror(errno));
 	dbtp_buf_free(&pl);
 	dbtp_buf_free(&rec);
 	return r;

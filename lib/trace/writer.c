@@ -116,8 +116,8 @@ int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 	dbtp_put_bytes(&w->out, DBTP_MAGIC, DBTP_MAGIC_LEN);
 	if (put_kv(&w->tmp, "producer", "libdbtp-writer") ||
 	    put_kv(&w->tmp, "target", dbtp_arch_name(arch)) ||
-	    dbtp_frame_put(&w->out, DBTP_REC_HEADER, w->tmp.p, w->tmp.len,
-			   NULL, 0))
+	    dbtp_frame_put(&w->out, DBTP_REC_HEADER, w->tmp.p, w->tmp.len, NULL,
+			   0))
 		goto nomem;
 	*out = w;
 	return 0;
@@ -162,9 +162,8 @@ int dbtp_writer_file(dbtp_writer *w, const char *path, uint32_t *id,
 }
 
 int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
-		      const uint8_t *sizes, const uint8_t *bytes,
-		      uint32_t file, uint64_t offset, uint32_t *id,
-		      dbtp_err *err)
+		      const uint8_t *sizes, const uint8_t *bytes, uint32_t file,
+		      uint64_t offset, uint32_t *id, dbtp_err *err)
 {
 	size_t nbytes = 0;
 	uint64_t *cn;
@@ -174,8 +173,8 @@ int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
 	for (uint32_t i = 0; i < ninsns; i++)
 		nbytes += sizes[i];
 	if ((w->nblocks >> DBTP_NI_SHIFT) >= w->ni_npages) {
-		uint16_t **pg = realloc(w->ni_pages,
-					(w->ni_npages + 1) * sizeof(*pg));
+		uint16_t **pg =
+		    realloc(w->ni_pages, (w->ni_npages + 1) * sizeof(*pg));
 
 		if (!pg)
 			return werr(w, err, ENOMEM, "out of memory");
@@ -199,8 +198,8 @@ int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
 	dbtp_put_varint(&w->pend_blocks, file);
 	dbtp_put_varint(&w->pend_blocks, file ? offset : vaddr);
 	w->pend_count++;
-	w->ni_pages[w->nblocks >> DBTP_NI_SHIFT][w->nblocks & (DBTP_NI_PAGE - 1)] =
-		(uint16_t)ninsns;
+	w->ni_pages[w->nblocks >> DBTP_NI_SHIFT]
+		   [w->nblocks & (DBTP_NI_PAGE - 1)] = (uint16_t)ninsns;
 	w->counts[w->nblocks] = 0;
 	*id = w->nblocks++;
 	return 0;
@@ -361,8 +360,9 @@ int dbtp_writer_count(dbtp_writer *w, uint32_t block, uint64_t count,
 		      dbtp_err *err)
 {
 	if (w->mode != DBTP_MODE_COUNT || block >= w->nblocks)
-		return werr(w, err, EINVAL, "count outside count mode or for "
-					    "an undeclared block");
+		return werr(w, err, EINVAL,
+			    "count outside count mode or for "
+			    "an undeclared block");
 	w->counts[block] += count;
 	return 0;
 }
@@ -375,7 +375,8 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err)
 	if (!r && put_pending_blocks(w, err))
 		r = -1;
 	for (uint32_t i = 0; !r && i < w->nth; i++)
-		if (!w->th[i].exited && flush_thread(w, i, DBTP_EXIT_PROCESS, err))
+		if (!w->th[i].exited &&
+		    flush_thread(w, i, DBTP_EXIT_PROCESS, err))
 			r = -1;
 	for (uint32_t i = 0; i < w->nth; i++)
 		total += w->th[i].enc.blocks;

@@ -27,9 +27,8 @@ static void table_init(void)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t c,
-							  const uint8_t *p,
-							  size_t len)
+__attribute__((target("sse4.2"))) static uint32_t
+crc_hw(uint32_t c, const uint8_t *p, size_t len)
 {
 	uint64_t c64 = c;
 

@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint64_t probes[] = {
-		0, 1, 0x40, 0x1000, 0x1040, 0x401000, 0x401040,
-		UINT64_MAX - 1, UINT64_MAX,
+	    0,	      1,	0x40,		0x1000,	    0x1040,
+	    0x401000, 0x401040, UINT64_MAX - 1, UINT64_MAX,
 	};
 	enum dbtp_arch arch;
 	char interp[16];
@@ -50,8 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dbtp_symtab_offset_to_vaddr(st, x, &va);
 			/* invariants: what a lookup names, find finds */
 			name = dbtp_symtab_lookup_vaddr(st, x, &d);
-			if (name && (d > x || dbtp_symtab_find(st, name, &va,
-							       &sz)))
+			if (name &&
+			    (d > x || dbtp_symtab_find(st, name, &va, &sz)))
 				__builtin_trap();
 		}
 		dbtp_symtab_find(st, "main", &va, &sz);

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 		n = ftell(f);
 		fseek(f, 0, SEEK_SET);
 		buf = malloc(n > 0 ? (size_t)n : 1);
-		if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) {
+		if (!buf ||
+		    (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) {
 			fprintf(stderr, "%s: cannot read\n", argv[i]);
 			return 1;
 		}

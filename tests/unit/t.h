@@ -30,8 +30,8 @@ static int t_failed, t_checks;
 		if (a_ != b_) {                                                \
 			t_failed++;                                            \
 			fprintf(stderr,                                        \
-				"FAIL %s:%d: %s == %s (%" PRIu64 " != %" PRIu64 \
-				")\n",                                         \
+				"FAIL %s:%d: %s == %s (%" PRIu64               \
+				" != %" PRIu64 ")\n",                          \
 				__FILE__, __LINE__, #a, #b, a_, b_);           \
 		}                                                              \
 	} while (0)

@@ -129,35 +129,35 @@ static void test_by_hand(void)
 		 * l2 evictions, memory write-backs */
 		uint64_t m1, e1, w1, m2, e2, wm;
 	} steps[] = {
-		/* L1 s0 [0]           L2 s0 [0] */
-		{0, 0, 0, 1, 0, 0, 1, 0, 0},
-		/* L1 s0 [2d 0]        L2 s2 [2] */
-		{2, 0, 1, 2, 0, 0, 2, 0, 0},
-		/* hit: L1 s0 [0 2d] */
-		{0, 8, 0, 2, 0, 0, 2, 0, 0},
-		/* L1 s0 [4 0], 2d written back; L2 s0 [4 0], s2 [2d] */
-		{4, 0, 0, 3, 1, 1, 3, 0, 0},
-		/* L1 s1 [1d]          L2 s1 [1] */
-		{1, 0, 1, 4, 1, 1, 4, 0, 0},
-		/* L1 s0 [8 4], 0 clean; L2 s0 [8 4], 0 evicted */
-		{8, 0, 0, 5, 2, 1, 5, 1, 0},
-		/* L1 s0 [6 8], 4 clean; L2 s2 [6 2d] */
-		{6, 0, 0, 6, 3, 1, 6, 1, 0},
-		/* L1 s0 [10 6]; L2 s2 [10 6], 2d goes to memory */
-		{10, 0, 0, 7, 4, 1, 7, 2, 1},
-		/* L1 s1 [3d 1d]       L2 s3 [3] */
-		{3, 0, 1, 8, 4, 1, 8, 2, 1},
-		/* L1 s1 [5d 3d], 1d into L2: s1 [5 1d] */
-		{5, 0, 1, 9, 5, 2, 9, 2, 1},
-		/* L1 s1 [9 5d], 3d into L2 s3 [3d]; L2 s1 [9 5], 1d out */
-		{9, 0, 0, 10, 6, 3, 10, 3, 2},
-		/* L1 s1 [13 9]; L2 s1 [13 9] evicts 5 clean; then 5d's
-		 * write-back misses L2 and goes to memory */
-		{13, 0, 0, 11, 7, 4, 11, 4, 3},
-		/* L1 s0 [4 10], 6 clean; L2 hit: s0 [4 8] */
-		{4, 0, 0, 12, 8, 4, 11, 4, 3},
-		/* hit, makes it dirty: L1 s0 [4d 10] */
-		{4, 8, 1, 12, 8, 4, 11, 4, 3},
+	    /* L1 s0 [0]           L2 s0 [0] */
+	    {0, 0, 0, 1, 0, 0, 1, 0, 0},
+	    /* L1 s0 [2d 0]        L2 s2 [2] */
+	    {2, 0, 1, 2, 0, 0, 2, 0, 0},
+	    /* hit: L1 s0 [0 2d] */
+	    {0, 8, 0, 2, 0, 0, 2, 0, 0},
+	    /* L1 s0 [4 0], 2d written back; L2 s0 [4 0], s2 [2d] */
+	    {4, 0, 0, 3, 1, 1, 3, 0, 0},
+	    /* L1 s1 [1d]          L2 s1 [1] */
+	    {1, 0, 1, 4, 1, 1, 4, 0, 0},
+	    /* L1 s0 [8 4], 0 clean; L2 s0 [8 4], 0 evicted */
+	    {8, 0, 0, 5, 2, 1, 5, 1, 0},
+	    /* L1 s0 [6 8], 4 clean; L2 s2 [6 2d] */
+	    {6, 0, 0, 6, 3, 1, 6, 1, 0},
+	    /* L1 s0 [10 6]; L2 s2 [10 6], 2d goes to memory */
+	    {10, 0, 0, 7, 4, 1, 7, 2, 1},
+	    /* L1 s1 [3d 1d]       L2 s3 [3] */
+	    {3, 0, 1, 8, 4, 1, 8, 2, 1},
+	    /* L1 s1 [5d 3d], 1d into L2: s1 [5 1d] */
+	    {5, 0, 1, 9, 5, 2, 9, 2, 1},
+	    /* L1 s1 [9 5d], 3d into L2 s3 [3d]; L2 s1 [9 5], 1d out */
+	    {9, 0, 0, 10, 6, 3, 10, 3, 2},
+	    /* L1 s1 [13 9]; L2 s1 [13 9] evicts 5 clean; then 5d's
+	     * write-back misses L2 and goes to memory */
+	    {13, 0, 0, 11, 7, 4, 11, 4, 3},
+	    /* L1 s0 [4 10], 6 clean; L2 hit: s0 [4 8] */
+	    {4, 0, 0, 12, 8, 4, 11, 4, 3},
+	    /* hit, makes it dirty: L1 s0 [4d 10] */
+	    {4, 8, 1, 12, 8, 4, 11, 4, 3},
 	};
 	const struct dbtp_cache_geom l1 = {256, 2, 64}, l2 = {512, 2, 64};
 	dbtp_cache *c = new_cache(&l1, &l2);
@@ -296,7 +296,8 @@ static void test_geometry(void)
 
 	/* L2 lines shorter than L1's are refused. */
 	{
-		const struct dbtp_cache_geom a = {1024, 2, 64}, b = {4096, 4, 32};
+		const struct dbtp_cache_geom a = {1024, 2, 64},
+					     b = {4096, 4, 32};
 
 		CHECK(dbtp_cache_new(&c, &a, &b, &err));
 		CHECK(c == NULL);
@@ -344,8 +345,8 @@ static void write_trace(const char *path)
 	}
 	bad |= dbtp_writer_block(w, 0x401000, 3, sizes, nops, 0, 0x401000, &a,
 				 &err);
-	bad |= dbtp_writer_block(w, 0x402000, 10, sizes, nops, 0, 0x402000,
-				 &b, &err);
+	bad |= dbtp_writer_block(w, 0x402000, 10, sizes, nops, 0, 0x402000, &b,
+				 &err);
 	bad |= dbtp_writer_exec(w, 0, a, &err);
 	bad |= dbtp_writer_mem(w, 0, 0x1000, 3, 0, &err);
 	bad |= dbtp_writer_mem(w, 0, 0x1008, 3, DBTP_ACCESS_STORE, &err);
@@ -400,8 +401,8 @@ static dbtp_cachesim *simulate(const char *path, int drop)
 static void bbv_intervals(const char *path, int drop, uint64_t *n0,
 			  uint64_t *n1)
 {
-	struct dbtp_bbv_opts o = {.interval = 10, .split = 1,
-				  .drop_partial = drop};
+	struct dbtp_bbv_opts o = {
+	    .interval = 10, .split = 1, .drop_partial = drop};
 	struct dbtp_event ev;
 	dbtp_bbvgen *g = NULL;
 	dbtp_trace *t = NULL;
@@ -471,7 +472,8 @@ static void test_intervals(const char *dir)
 		CHECK_EQ(c->l2_misses, miss[k]);
 		dbtp_cache_metrics(c, &m);
 		CHECK_NEAR(m.l1_miss_rate, (double)miss[k] / (double)acc[k]);
-		CHECK_NEAR(m.l1_mpki, 1000.0 * (double)miss[k] / (double)insns[k]);
+		CHECK_NEAR(m.l1_mpki,
+			   1000.0 * (double)miss[k] / (double)insns[k]);
 		CHECK_NEAR(m.l2_miss_rate, 1.0);
 	}
 	CHECK(dbtp_cachesim_interval(s, 0, 4) == NULL);
@@ -548,36 +550,48 @@ static void test_intervals(const char *dir)
 		static const struct {
 			const char *sp, *wt, *msg;
 		} bad[] = {
-			{"0 0\n1\n", "1 0\n", "S: line 2: expected \"INTERVAL "
-					      "CLUSTER\""},
-			{"0 0 0\n", "1 0\n", "S: line 1: expected \"INTERVAL "
-					     "CLUSTER\""},
-			{"x 0\n", "1 0\n", "S: line 1: interval 'x' is not a "
-					   "whole number"},
-			{"-1 0\n", "1 0\n", "S: line 1: interval '-1' is not a "
-					    "whole number"},
-			{"0 4294967296\n", "1 0\n",
-			 "S: line 1: cluster '4294967296' is not a whole "
-			 "number"},
-			{"0 0\n1 0\n", "1 0\n", "S: line 2: cluster 0 given "
-						"twice (first on line 1)"},
-			{"0 0\n", "1.5 0\n", "W: line 1: weight '1.5' is not "
-					     "a number in [0, 1]"},
-			{"0 0\n", "nan 0\n", "W: line 1: weight 'nan' is not "
-					     "a number in [0, 1]"},
-			{"0 0\n", "0.5x 0\n", "W: line 1: weight '0.5x' is "
-					      "not a number in [0, 1]"},
-			{"0 0\n", "0.5 0\n0.5 0\n", "W: line 2: cluster 0 "
-						    "given twice (first on "
-						    "line 1)"},
-			{"0 0\n1 1\n", "1 0\n", "S: line 2: cluster 1 has no "
-						"weight in W"},
-			{"0 0\n", "0.5 0\n0.5 7\n", "W: line 2: cluster 7 is "
-						    "not in S"},
-			{"\n# nothing\n", "1 0\n", "S: no simulation points"},
-			{"0 0\n", "", "W: no weights"},
-			{"0 0\n", "1 a\n", "W: line 1: cluster 'a' is not a "
-					   "whole number"},
+		    {"0 0\n1\n", "1 0\n",
+		     "S: line 2: expected \"INTERVAL "
+		     "CLUSTER\""},
+		    {"0 0 0\n", "1 0\n",
+		     "S: line 1: expected \"INTERVAL "
+		     "CLUSTER\""},
+		    {"x 0\n", "1 0\n",
+		     "S: line 1: interval 'x' is not a "
+		     "whole number"},
+		    {"-1 0\n", "1 0\n",
+		     "S: line 1: interval '-1' is not a "
+		     "whole number"},
+		    {"0 4294967296\n", "1 0\n",
+		     "S: line 1: cluster '4294967296' is not a whole "
+		     "number"},
+		    {"0 0\n1 0\n", "1 0\n",
+		     "S: line 2: cluster 0 given "
+		     "twice (first on line 1)"},
+		    {"0 0\n", "1.5 0\n",
+		     "W: line 1: weight '1.5' is not "
+		     "a number in [0, 1]"},
+		    {"0 0\n", "nan 0\n",
+		     "W: line 1: weight 'nan' is not "
+		     "a number in [0, 1]"},
+		    {"0 0\n", "0.5x 0\n",
+		     "W: line 1: weight '0.5x' is "
+		     "not a number in [0, 1]"},
+		    {"0 0\n", "0.5 0\n0.5 0\n",
+		     "W: line 2: cluster 0 "
+		     "given twice (first on "
+		     "line 1)"},
+		    {"0 0\n1 1\n", "1 0\n",
+		     "S: line 2: cluster 1 has no "
+		     "weight in W"},
+		    {"0 0\n", "0.5 0\n0.5 7\n",
+		     "W: line 2: cluster 7 is "
+		     "not in S"},
+		    {"\n# nothing\n", "1 0\n", "S: no simulation points"},
+		    {"0 0\n", "", "W: no weights"},
+		    {"0 0\n", "1 a\n",
+		     "W: line 1: cluster 'a' is not a "
+		     "whole number"},
 		};
 		char sfile[600], wfile[600];
 
@@ -589,8 +603,8 @@ static void test_intervals(const char *dir)
 			write_text(sfile, bad[i].sp);
 			write_text(wfile, bad[i].wt);
 			picks = NULL;
-			CHECK(dbtp_cache_read_picks("S", "W", &picks, &n,
-						    &err));
+			CHECK(
+			    dbtp_cache_read_picks("S", "W", &picks, &n, &err));
 			CHECK(picks == NULL);
 			CHECK_STR(err.msg, bad[i].msg);
 		}
@@ -602,9 +616,10 @@ static void test_intervals(const char *dir)
 		write_text(wfile, "1 0\n");
 		CHECK(!dbtp_cache_read_picks("S", "W", &picks, &n, &err));
 		CHECK(dbtp_cache_estimate(s, 0, picks, n, "S", &est, &err));
-		snprintf(msg, sizeof(msg), "S: line 1: interval 3 is past the "
-					   "last interval of thread 0 (3 "
-					   "intervals)");
+		snprintf(msg, sizeof(msg),
+			 "S: line 1: interval 3 is past the "
+			 "last interval of thread 0 (3 "
+			 "intervals)");
 		CHECK_STR(err.msg, msg);
 		free(picks);
 	}

@@ -14,11 +14,11 @@
 #include "dbtp/compare.h"
 #include "t.h"
 
-#define NB 8	       /* blocks of the synthetic program */
-#define BASE 0x400000u /* block i at BASE + i * 0x100 */
+#define NB 8		/* blocks of the synthetic program */
+#define BASE 0x400000u	/* block i at BASE + i * 0x100 */
 #define ZADDR 0x500000u /* where B goes at the divergence */
-#define SPLIT 3	       /* B cuts blocks of 6+ insns after 3 insns */
-#define PLANT 12345    /* the divergence, in thread 1's instructions */
+#define SPLIT 3		/* B cuts blocks of 6+ insns after 3 insns */
+#define PLANT 12345	/* the divergence, in thread 1's instructions */
 
 static uint32_t ninsns(int i)
 {
@@ -43,7 +43,7 @@ static uint64_t ioff(int i, uint32_t k)
 
 struct gen {
 	dbtp_writer *w;
-	int b;	/* writing trace B */
+	int b;			  /* writing trace B */
 	uint32_t ids[NB][11][11]; /* + 1: block i, insns [start, start+n) */
 	uint32_t z;
 	dbtp_err err;

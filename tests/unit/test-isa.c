@@ -141,14 +141,15 @@ static void write_file(const char *path, const void *data, size_t n)
 static void test_probe(void)
 {
 	char interp[256], tmp[] = "/tmp/test-isa-XXXXXX";
-	uint8_t buf[64] = { 0 };
+	uint8_t buf[64] = {0};
 	enum dbtp_arch arch = DBTP_ARCH_UNKNOWN;
-	dbtp_err err = { 0 };
+	dbtp_err err = {0};
 	int dyn = -1, fd;
 	FILE *f;
 
 	CHECK_EQ(dbtp_elf_probe("/bin/true", &arch, &dyn, interp,
-				sizeof(interp), &err), 0);
+				sizeof(interp), &err),
+		 0);
 #if defined(__x86_64__)
 	CHECK_EQ(arch, DBTP_ARCH_X86_64);
 	CHECK_STR(interp, "/lib64/ld-linux-x86-64.so.2");
@@ -159,8 +160,8 @@ static void test_probe(void)
 	CHECK_EQ(strlen(interp), 4);
 
 	/* nonexistent */
-	CHECK_EQ(dbtp_elf_probe("/nonexistent/xyz", &arch, &dyn, NULL, 0,
-				&err), -1);
+	CHECK_EQ(dbtp_elf_probe("/nonexistent/xyz", &arch, &dyn, NULL, 0, &err),
+		 -1);
 	CHECK(strstr(err.msg, "/nonexistent/xyz") != NULL);
 	/* a directory */
 	CHECK_EQ(dbtp_elf_probe("/tmp", &arch, &dyn, NULL, 0, &err), -1);
@@ -192,13 +193,13 @@ static void test_probe(void)
 
 	/* ELF32, big-endian, other machine */
 	buf[EI_CLASS] = ELFCLASS32;
-	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "x", &arch, &dyn, NULL,
-				    0, &err), -1);
+	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "x", &arch, &dyn, NULL, 0, &err),
+		 -1);
 	CHECK(strstr(err.msg, "64-bit") != NULL);
 	buf[EI_CLASS] = ELFCLASS64;
 	buf[EI_DATA] = ELFDATA2MSB;
-	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "x", &arch, &dyn, NULL,
-				    0, &err), -1);
+	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "x", &arch, &dyn, NULL, 0, &err),
+		 -1);
 	CHECK(strstr(err.msg, "little-endian") != NULL);
 	f = fopen("/bin/true", "rb");
 	CHECK(f && fread(buf, 1, 64, f) == 64);
@@ -206,14 +207,15 @@ static void test_probe(void)
 		fclose(f);
 	buf[18] = EM_RISCV;
 	buf[19] = 0;
-	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "rv.elf", &arch, &dyn,
-				    NULL, 0, &err), -1);
+	CHECK_EQ(
+	    dbtp_elf_probe_mem(buf, 64, "rv.elf", &arch, &dyn, NULL, 0, &err),
+	    -1);
 	CHECK_STR(err.msg, "rv.elf: not an x86-64 or AArch64 ELF executable "
 			   "(e_machine 243)");
 	/* program headers beyond the end */
 	buf[18] = EM_X86_64;
-	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "t", &arch, &dyn, NULL,
-				    0, &err), -1);
+	CHECK_EQ(dbtp_elf_probe_mem(buf, 64, "t", &arch, &dyn, NULL, 0, &err),
+		 -1);
 	CHECK(strstr(err.msg, "program headers") != NULL);
 	unlink(tmp);
 
@@ -240,9 +242,9 @@ struct synsym {
 static size_t build_elf(uint8_t *img, size_t cap, const struct synsym *s,
 			size_t ns)
 {
-	Elf64_Ehdr eh = { 0 };
-	Elf64_Phdr ph = { 0 };
-	Elf64_Shdr sh[5] = { { 0 } };
+	Elf64_Ehdr eh = {0};
+	Elf64_Phdr ph = {0};
+	Elf64_Shdr sh[5] = {{0}};
 	size_t off, stroff, symoff, i, strsz = 1;
 
 	memset(img, 0, cap);
@@ -274,7 +276,7 @@ static size_t build_elf(uint8_t *img, size_t cap, const struct synsym *s,
 	symoff = (stroff + strsz + 7) & ~(size_t)7;
 	off = 1;
 	for (i = 0; i < ns; i++) {
-		Elf64_Sym sym = { 0 };
+		Elf64_Sym sym = {0};
 
 		sym.st_name = (uint32_t)off;
 		off += strlen(s[i].name) + 1;
@@ -310,24 +312,24 @@ static size_t build_elf(uint8_t *img, size_t cap, const struct synsym *s,
 static void test_synthetic(void)
 {
 	static const struct synsym syms[] = {
-		{ "walias", 0x401000, 0x80, STB_WEAK, STT_FUNC, 1 },
-		{ "aa", 0x401000, 0x80, STB_LOCAL, STT_FUNC, 1 },
-		{ "outer", 0x401000, 0x80, STB_GLOBAL, STT_FUNC, 1 },
-		{ "$x", 0x401000, 0, STB_LOCAL, STT_NOTYPE, 1 },
-		{ "inner", 0x401020, 0x10, STB_LOCAL, STT_FUNC, 1 },
-		{ "zlabel", 0x401090, 0, STB_LOCAL, STT_NOTYPE, 1 },
-		{ "last", 0x4010a0, 0, STB_GLOBAL, STT_NOTYPE, 1 },
-		{ "bb", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1 },
-		{ "abc", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1 },
-		{ "ab", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1 },
-		{ "data", 0x402000, 8, STB_GLOBAL, STT_FUNC, 2 },
-		{ "undef", 0, 0, STB_GLOBAL, STT_FUNC, SHN_UNDEF },
-		{ "obj", 0x401010, 8, STB_GLOBAL, STT_OBJECT, 1 },
+	    {"walias", 0x401000, 0x80, STB_WEAK, STT_FUNC, 1},
+	    {"aa", 0x401000, 0x80, STB_LOCAL, STT_FUNC, 1},
+	    {"outer", 0x401000, 0x80, STB_GLOBAL, STT_FUNC, 1},
+	    {"$x", 0x401000, 0, STB_LOCAL, STT_NOTYPE, 1},
+	    {"inner", 0x401020, 0x10, STB_LOCAL, STT_FUNC, 1},
+	    {"zlabel", 0x401090, 0, STB_LOCAL, STT_NOTYPE, 1},
+	    {"last", 0x4010a0, 0, STB_GLOBAL, STT_NOTYPE, 1},
+	    {"bb", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1},
+	    {"abc", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1},
+	    {"ab", 0x4010f0, 0, STB_GLOBAL, STT_FUNC, 1},
+	    {"data", 0x402000, 8, STB_GLOBAL, STT_FUNC, 2},
+	    {"undef", 0, 0, STB_GLOBAL, STT_FUNC, SHN_UNDEF},
+	    {"obj", 0x401010, 8, STB_GLOBAL, STT_OBJECT, 1},
 	};
 	static uint8_t img[4096];
 	const size_t ns = sizeof(syms) / sizeof(syms[0]);
 	dbtp_symtab *st = NULL;
-	dbtp_err err = { 0 };
+	dbtp_err err = {0};
 	uint64_t d = 99, va, sz;
 	size_t n, cut;
 
@@ -398,7 +400,7 @@ static void check_libc(const char *path)
 {
 	struct rsym *ref = NULL;
 	dbtp_symtab *st = NULL;
-	dbtp_err err = { 0 };
+	dbtp_err err = {0};
 	uint64_t va, sz, d, off;
 	size_t n, i, j, bad = 0;
 	const char *nm;
@@ -456,7 +458,7 @@ static void check_libc(const char *path)
 		bad += !found;
 		if (ref[i].size && j - i == 1) {
 			nm = dbtp_symtab_lookup_vaddr(
-				st, ref[i].value + ref[i].size - 1, &d);
+			    st, ref[i].value + ref[i].size - 1, &d);
 			/* a nested symbol may win; else the same one */
 			if (nm && !strcmp(nm, ref[i].name))
 				bad += d != ref[i].size - 1;
@@ -479,7 +481,7 @@ static void check_libc(const char *path)
 static void test_symtab(void)
 {
 	dbtp_symtab *st = (dbtp_symtab *)1;
-	dbtp_err err = { 0 };
+	dbtp_err err = {0};
 
 	CHECK_EQ(dbtp_symtab_load(&st, "/nonexistent/lib.so", &err), -1);
 	CHECK(st == NULL);
@@ -530,10 +532,10 @@ static void test_symcache(void)
 static void test_disasm(void)
 {
 	static const uint8_t x86[] = "\x48\x89\xd8\x0f\x05\xc3";
-	static const uint8_t a64[] = { 0xc0, 0x03, 0x5f, 0xd6,
-				       0x01, 0x00, 0x00, 0xd4 };
+	static const uint8_t a64[] = {0xc0, 0x03, 0x5f, 0xd6,
+				      0x01, 0x00, 0x00, 0xd4};
 	dbtp_disasm *d = NULL;
-	dbtp_err err = { 0 };
+	dbtp_err err = {0};
 	char text[64];
 
 	CHECK_EQ(dbtp_disasm_open(&d, DBTP_ARCH_UNKNOWN, &err), -1);
@@ -541,17 +543,21 @@ static void test_disasm(void)
 
 	CHECK_EQ(dbtp_disasm_open(&d, DBTP_ARCH_X86_64, &err), 0);
 	if (d) {
-		CHECK_EQ(dbtp_disasm_one(d, x86, 6, 0x1000, text,
-					 sizeof(text)), 3);
+		CHECK_EQ(dbtp_disasm_one(d, x86, 6, 0x1000, text, sizeof(text)),
+			 3);
 		CHECK_STR(text, "mov rax, rbx");
-		CHECK_EQ(dbtp_disasm_one(d, x86 + 3, 3, 0x1003, text,
-					 sizeof(text)), 2);
+		CHECK_EQ(
+		    dbtp_disasm_one(d, x86 + 3, 3, 0x1003, text, sizeof(text)),
+		    2);
 		CHECK_STR(text, "syscall");
-		CHECK_EQ(dbtp_disasm_one(d, x86 + 5, 1, 0x1005, text,
-					 sizeof(text)), 1);
+		CHECK_EQ(
+		    dbtp_disasm_one(d, x86 + 5, 1, 0x1005, text, sizeof(text)),
+		    1);
 		CHECK_STR(text, "ret");
-		CHECK_EQ(dbtp_disasm_one(d, (const uint8_t *)"\xe8\x00\x00\x00\x00",
-					 5, 0x1000, text, sizeof(text)), 5);
+		CHECK_EQ(
+		    dbtp_disasm_one(d, (const uint8_t *)"\xe8\x00\x00\x00\x00",
+				    5, 0x1000, text, sizeof(text)),
+		    5);
 		CHECK_STR(text, "call 0x1005");
 		/* truncated instruction, empty buffer, tiny text buffer */
 		CHECK_EQ(dbtp_disasm_one(d, x86, 2, 0, text, sizeof(text)), 0);
@@ -568,16 +574,19 @@ static void test_disasm(void)
 
 	CHECK_EQ(dbtp_disasm_open(&d, DBTP_ARCH_AARCH64, &err), 0);
 	if (d) {
-		CHECK_EQ(dbtp_disasm_one(d, a64, 8, 0x400000, text,
-					 sizeof(text)), 4);
+		CHECK_EQ(
+		    dbtp_disasm_one(d, a64, 8, 0x400000, text, sizeof(text)),
+		    4);
 		CHECK_STR(text, "ret");
 		CHECK_EQ(dbtp_disasm_one(d, a64 + 4, 4, 0x400004, text,
-					 sizeof(text)), 4);
+					 sizeof(text)),
+			 4);
 		CHECK_STR(text, "svc #0");
 		CHECK_EQ(dbtp_disasm_one(d, a64, 3, 0, text, sizeof(text)), 0);
 		CHECK_STR(text, "(bad)");
 		CHECK_EQ(dbtp_disasm_one(d, (const uint8_t *)"\0\0\0\0", 4, 0,
-					 text, sizeof(text)), 0);
+					 text, sizeof(text)),
+			 0);
 		CHECK_EQ(dbtp_disasm_count(d, a64, 8, 0), 2);
 		CHECK_EQ(dbtp_disasm_count(d, a64, 7, 0), 1);
 		dbtp_disasm_close(d);

@@ -28,8 +28,10 @@ static void test_crc_varint(void)
 {
 	struct dbtp_buf b = {0};
 	struct dbtp_cursor c;
-	const uint64_t vals[] = {0, 1, 127, 128, 300, 16383, 16384,
-				 UINT32_MAX, (uint64_t)1 << 63, UINT64_MAX};
+	const uint64_t vals[] = {0,	    1,		127,
+				 128,	    300,	16383,
+				 16384,	    UINT32_MAX, (uint64_t)1 << 63,
+				 UINT64_MAX};
 
 	CHECK_EQ(dbtp_crc32c(0, "123456789", 9), 0xe3069283u);
 	CHECK_EQ(dbtp_crc32c(dbtp_crc32c(0, "1234", 4), "56789", 5),
@@ -99,8 +101,8 @@ static void roundtrip(enum dbtp_mode mode, int nthreads, int nevents,
 				bytes[nb++] = (uint8_t)rnd();
 		}
 		CHECK(!dbtp_writer_block(w, 0x400000 + i * 64ull, n, sizes,
-					 bytes, i % 2 ? file : 0, i * 64ull, &id,
-					 &err));
+					 bytes, i % 2 ? file : 0, i * 64ull,
+					 &id, &err));
 		CHECK_EQ(id, i);
 		ninsns[i] = n;
 	}
@@ -134,8 +136,8 @@ static void roundtrip(enum dbtp_mode mode, int nthreads, int nevents,
 			CHECK(!dbtp_writer_exec(w, th, e->block, &err));
 		} else if (k < 90 && mode == DBTP_MODE_MEM) {
 			e->type = DBTP_EV_MEM;
-			e->addr = rnd() % 3 ? 0x7ffc0000 + (rnd() % 64) * 8
-					    : rnd();
+			e->addr =
+			    rnd() % 3 ? 0x7ffc0000 + (rnd() % 64) * 8 : rnd();
 			e->size_shift = (unsigned)(rnd() % 5);
 			e->flags = rnd() % 2 ? DBTP_MEM_STORE : 0;
 			CHECK(!dbtp_writer_mem(w, th, e->addr, e->size_shift,
@@ -151,7 +153,8 @@ static void roundtrip(enum dbtp_mode mode, int nthreads, int nevents,
 			e->type = DBTP_EV_SYSRET;
 			e->sysno = (int64_t)(rnd() % 450);
 			e->ret = (int64_t)(rnd() % 200) - 100;
-			CHECK(!dbtp_writer_sysret(w, th, e->sysno, e->ret, &err));
+			CHECK(
+			    !dbtp_writer_sysret(w, th, e->sysno, e->ret, &err));
 		} else if (th) {
 			e->type = DBTP_EV_THREAD_EXIT;
 			exited[th] = 1;
@@ -234,8 +237,8 @@ static void roundtrip(enum dbtp_mode mode, int nthreads, int nevents,
 		CHECK_EQ(th->blocks, per_blocks[i]);
 		CHECK_EQ(th->insns, per_insns[i]);
 		CHECK_EQ(th->tid, 1000 + i);
-		CHECK_EQ(th->end, exited[i] ? DBTP_THREAD_EXITED
-					    : DBTP_THREAD_ENDED);
+		CHECK_EQ(th->end,
+			 exited[i] ? DBTP_THREAD_EXITED : DBTP_THREAD_ENDED);
 	}
 done:
 	dbtp_trace_close(t);

@@ -3,6 +3,6 @@
 
 int main(void)
 {
-    fputs("hello from guest\n", stdout);
-    return 0;
+	fputs("hello from guest\n", stdout);
+	return 0;
 }

@@ -25,25 +25,25 @@ static pthread_barrier_t all_created;
 
 __attribute__((noinline, noclone)) static void marker(unsigned long n)
 {
-    unsigned long c;
+	unsigned long c;
 #if defined(__x86_64__)
-    __asm__ volatile("mov %1, %0\n\t"
-                     ".globl mt_marker\n"
-                     "mt_marker:\n"
-                     "1:\tdec %0\n\t"
-                     "jnz 1b"
-                     : "=&r"(c)
-                     : "r"(n)
-                     : "cc", "memory");
+	__asm__ volatile("mov %1, %0\n\t"
+			 ".globl mt_marker\n"
+			 "mt_marker:\n"
+			 "1:\tdec %0\n\t"
+			 "jnz 1b"
+			 : "=&r"(c)
+			 : "r"(n)
+			 : "cc", "memory");
 #elif defined(__aarch64__)
-    __asm__ volatile("mov %0, %1\n\t"
-                     ".globl mt_marker\n"
-                     "mt_marker:\n"
-                     "1:\tsubs %0, %0, #1\n\t"
-                     "b.ne 1b"
-                     : "=&r"(c)
-                     : "r"(n)
-                     : "cc", "memory");
+	__asm__ volatile("mov %0, %1\n\t"
+			 ".globl mt_marker\n"
+			 "mt_marker:\n"
+			 "1:\tsubs %0, %0, #1\n\t"
+			 "b.ne 1b"
+			 : "=&r"(c)
+			 : "r"(n)
+			 : "cc", "memory");
 #else
 #error "mt.c: unsupported architecture"
 #endif
@@ -51,24 +51,25 @@ __attribute__((noinline, noclone)) static void marker(unsigned long n)
 
 static void *worker(void *arg)
 {
-    unsigned long k = (unsigned long)(uintptr_t)arg;
-    marker((k + 1) * 100000UL);
-    pthread_barrier_wait(&all_created);
-    return NULL;
+	unsigned long k = (unsigned long)(uintptr_t)arg;
+	marker((k + 1) * 100000UL);
+	pthread_barrier_wait(&all_created);
+	return NULL;
 }
 
 int main(void)
 {
-    pthread_t t[NWORKERS];
-    if (pthread_barrier_init(&all_created, NULL, NWORKERS + 1) != 0)
-        return 1;
-    marker(50000UL);
-    for (unsigned long k = 0; k < NWORKERS; k++)
-        if (pthread_create(&t[k], NULL, worker, (void *)(uintptr_t)k) != 0)
-            return 1;
-    pthread_barrier_wait(&all_created);
-    for (unsigned long k = 0; k < NWORKERS; k++)
-        if (pthread_join(t[k], NULL) != 0)
-            return 1;
-    return 0;
+	pthread_t t[NWORKERS];
+	if (pthread_barrier_init(&all_created, NULL, NWORKERS + 1) != 0)
+		return 1;
+	marker(50000UL);
+	for (unsigned long k = 0; k < NWORKERS; k++)
+		if (pthread_create(&t[k], NULL, worker, (void *)(uintptr_t)k) !=
+		    0)
+			return 1;
+	pthread_barrier_wait(&all_created);
+	for (unsigned long k = 0; k < NWORKERS; k++)
+		if (pthread_join(t[k], NULL) != 0)
+			return 1;
+	return 0;
 }
