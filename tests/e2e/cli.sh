@@ -50,6 +50,12 @@ eq "aarch64 missing sysroot" 125 \
 eq "stdin trace" "$(js "$T/n.trace" .instructions)" \
 	"$("$DBTPROF" stats --json - <"$T/n.trace" | jq -r .instructions)"
 
+# Live: the trace goes through a pipe to a reader in another process while
+# the guest runs (its stdout kept apart).
+out=$("$DBTPROF" record -q -o /dev/fd/3 -- "$G/x86_64/threads" 3>&1 >/dev/null |
+	"$DBTPROF" stats --json - | jq -r '[.instructions, (.threads|length), .end.complete] | join(" ")')
+eq "live pipe" "300036 3 true" "$out"
+
 # dump: threads, limits, syscalls by name.
 eq "dump limit" 5 "$("$DBTPROF" dump --limit 5 "$T/s.trace" | wc -l)"
 contains "dump syscall" "syscall 1 write 0x1" "$("$DBTPROF" dump "$T/s.trace")"
