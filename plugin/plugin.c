@@ -69,7 +69,6 @@ static uint64_t *cnt_pages[MAX_PAGES];
 static uint64_t *last_pages[MAX_PAGES];
 static uint8_t *rep_pages[MAX_PAGES];
 static uint32_t nblk;	      /* ids handed out */
-static uint32_t nblk_written; /* ids whose description is in the output */
 static struct blk **blk_hash; /* by vaddr and content */
 static size_t blk_hash_size;
 static pthread_mutex_t blk_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -501,7 +500,6 @@ static void take_pending_blocks(void)
 	memset(&pend_files, 0, sizeof(pend_files));
 	memset(&pend_blocks, 0, sizeof(pend_blocks));
 	pend_count = 0;
-	nblk_written = nblk;
 	pthread_mutex_unlock(&blk_mu);
 	if (files_now.len && !dbtp_buf_reserve(&obuf, files_now.len))
 		dbtp_put_bytes(&obuf, files_now.p, files_now.len);
