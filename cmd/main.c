@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		   "Performance analysis with and for dynamic binary "
 		   "translation.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-13s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'dbtprof COMMAND --help' describes a command; "
 		   "doc/dbtprof-COMMAND.md has more.\n");
 }
