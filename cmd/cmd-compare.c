@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "dbtp/bbvfile.h"
 #include "dbtp/compare.h"
 #include "dbtp/symbolize.h"
 #include "dbtp/syscalls.h"
@@ -33,6 +34,12 @@ static const char usage_text[] =
     "and B, where each thread's streams first part (instruction index,\n"
     "addresses with their functions, the syscalls and common blocks just\n"
     "before), and a best-effort hint at the cause.\n"
+    "\n"
+    "A and B may also be two basic block vector files (SimPoint .bb, from\n"
+    "dbtprof bbv or dbtprof native-count): then the intervals are compared,\n"
+    "blocks matched by address through each file's .map when both have\n"
+    "one (by id otherwise), and the first interval that differs is shown\n"
+    "with the blocks that differ most.\n"
     "\n"
     "Options:\n"
     "      --json         the same as JSON\n"
@@ -446,6 +453,250 @@ static void print_text(const struct dbtp_cmp *c, const char *const path[2],
 		       h[i].text);
 }
 
+/* --- basic block vector files ------------------------------------------ */
+
+struct kc {
+	uint64_t key, count;
+};
+
+static int kc_cmp(const void *a, const void *b)
+{
+	const struct kc *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* id -> address from PATH.map ("id address ..." lines); NULL if none. */
+static uint64_t *read_map(const char *path, uint32_t max_id)
+{
+	char mp[4096], line[2048];
+	uint64_t *addr;
+	FILE *f;
+
+	snprintf(mp, sizeof(mp), "%s.map", path);
+	f = fopen(mp, "r");
+	if (!f)
+		return NULL;
+	addr = calloc((size_t)max_id + 1, sizeof(*addr));
+	while (addr && fgets(line, sizeof(line), f)) {
+		unsigned long long id, a;
+
+		if (sscanf(line, "%llu %llx", &id, &a) == 2 && id >= 1 &&
+		    id <= max_id)
+			addr[id] = a;
+	}
+	fclose(f);
+	for (uint32_t id = 1; addr && id <= max_id; id++)
+		if (!addr[id]) { /* incomplete map: compare by id */
+			free(addr);
+			return NULL;
+		}
+	return addr;
+}
+
+/* Interval @i of @v as (key, count) sorted by key, merged per key. */
+static size_t interval_kc(const struct dbtp_bbv *v, const uint64_t *map,
+			  size_t i, struct kc *out)
+{
+	size_t n = 0;
+
+	for (size_t e = v->start[i]; e < v->start[i + 1]; e++) {
+		out[n].key = map ? map[v->ids[e]] : v->ids[e];
+		out[n++].count = v->counts[e];
+	}
+	qsort(out, n, sizeof(*out), kc_cmp);
+	for (size_t r = 0, w = 0; r < n; r++) {
+		if (w && out[w - 1].key == out[r].key) {
+			out[w - 1].count += out[r].count;
+			continue;
+		}
+		out[w++] = out[r];
+		if (r + 1 == n)
+			n = w;
+	}
+	return n;
+}
+
+struct kdiff {
+	uint64_t key, a, b;
+};
+
+static int kdiff_cmp(const void *x, const void *y)
+{
+	const struct kdiff *p = x, *q = y;
+	uint64_t dp = p->a > p->b ? p->a - p->b : p->b - p->a;
+	uint64_t dq = q->a > q->b ? q->a - q->b : q->b - q->a;
+
+	if (dp != dq)
+		return dp < dq ? 1 : -1;
+	return p->key < q->key ? -1 : p->key > q->key;
+}
+
+static uint64_t bbv_total(const struct dbtp_bbv *v)
+{
+	uint64_t t = 0;
+
+	for (size_t e = 0; v->n && e < v->start[v->n]; e++)
+		t += v->counts[e];
+	return t;
+}
+
+static int compare_bbv(const char *pa, const char *pb, int json)
+{
+	struct dbtp_bbv v[2];
+	uint64_t *map[2] = {NULL, NULL};
+	struct kc *ka = NULL, *kb = NULL;
+	struct kdiff *d = NULL;
+	size_t nd = 0, first = SIZE_MAX, width = 1;
+	uint64_t ia = 0, ib = 0;
+	dbtp_err err = {0};
+	int rc = CMP_ERROR, by_addr;
+
+	memset(v, 0, sizeof(v));
+	if (dbtp_bbv_read(pa, &v[0], &err) || dbtp_bbv_read(pb, &v[1], &err)) {
+		error("compare: %s", err.msg);
+		goto out;
+	}
+	map[0] = read_map(pa, v[0].max_id);
+	map[1] = read_map(pb, v[1].max_id);
+	by_addr = map[0] && map[1];
+	if (!by_addr) {
+		free(map[0]);
+		free(map[1]);
+		map[0] = map[1] = NULL;
+	}
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < v[k].n; i++)
+			if (v[k].start[i + 1] - v[k].start[i] > width)
+				width = v[k].start[i + 1] - v[k].start[i];
+	ka = malloc(width * sizeof(*ka));
+	kb = malloc(width * sizeof(*kb));
+	d = malloc(2 * width * sizeof(*d));
+	if (!ka || !kb || !d) {
+		error("compare: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < v[0].n && i < v[1].n && first == SIZE_MAX; i++) {
+		size_t na = interval_kc(&v[0], map[0], i, ka);
+		size_t nb = interval_kc(&v[1], map[1], i, kb);
+		size_t x = 0, y = 0;
+
+		nd = 0;
+		while (x < na || y < nb) {
+			struct kdiff e = {0};
+
+			if (y >= nb || (x < na && ka[x].key < kb[y].key)) {
+				e.key = ka[x].key;
+				e.a = ka[x++].count;
+			} else if (x >= na || kb[y].key < ka[x].key) {
+				e.key = kb[y].key;
+				e.b = kb[y++].count;
+			} else {
+				e.key = ka[x].key;
+				e.a = ka[x++].count;
+				e.b = kb[y++].count;
+			}
+			if (e.a != e.b)
+				d[nd++] = e;
+		}
+		if (nd) {
+			first = i;
+			for (size_t q = 0; q < na; q++)
+				ia += ka[q].count;
+			for (size_t q = 0; q < nb; q++)
+				ib += kb[q].count;
+			qsort(d, nd, sizeof(*d), kdiff_cmp);
+		}
+	}
+	if (first == SIZE_MAX && v[0].n != v[1].n)
+		first = v[0].n < v[1].n ? v[0].n : v[1].n;
+	if (json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_str(&j, "a", pa);
+		json_str(&j, "b", pb);
+		json_str(&j, "kind", "bbv");
+		json_str(&j, "matched_by", by_addr ? "address" : "id");
+		json_u64(&j, "intervals_a", v[0].n);
+		json_u64(&j, "intervals_b", v[1].n);
+		json_u64(&j, "instructions_a", bbv_total(&v[0]));
+		json_u64(&j, "instructions_b", bbv_total(&v[1]));
+		json_bool(&j, "identical", first == SIZE_MAX);
+		if (first != SIZE_MAX) {
+			json_u64(&j, "first_different_interval", first);
+			json_arr(&j, "differences");
+			for (size_t q = 0; q < nd && q < 10; q++) {
+				json_obj(&j, NULL);
+				if (by_addr)
+					json_hex(&j, "address", d[q].key);
+				else
+					json_u64(&j, "id", d[q].key);
+				json_u64(&j, "a", d[q].a);
+				json_u64(&j, "b", d[q].b);
+				json_close_obj(&j);
+			}
+			json_close_arr(&j);
+		}
+		json_end(&j);
+	} else {
+		char n1[32], n2[32];
+
+		printf("A %s: %zu intervals, %s instructions\n", pa, v[0].n,
+		       fmt_u64(bbv_total(&v[0]), n1));
+		printf("B %s: %zu intervals, %s instructions (%+" PRId64 ")\n",
+		       pb, v[1].n, fmt_u64(bbv_total(&v[1]), n2),
+		       (int64_t)(bbv_total(&v[1]) - bbv_total(&v[0])));
+		printf("blocks matched by %s\n",
+		       by_addr ? "address (.map files)" : "id (no .map files)");
+		if (first == SIZE_MAX) {
+			printf("identical vectors\n");
+		} else if (!nd) {
+			printf("the first %zu intervals agree; one file has "
+			       "more\n",
+			       first);
+		} else {
+			printf("first difference in interval %zu (%s vs %s "
+			       "instructions):\n",
+			       first, fmt_u64(ia, n1), fmt_u64(ib, n2));
+			for (size_t q = 0; q < nd && q < 10; q++) {
+				if (by_addr)
+					printf("  0x%-14" PRIx64, d[q].key);
+				else
+					printf("  id %-13" PRIu64, d[q].key);
+				printf(" A %12" PRIu64 "  B %12" PRIu64 "\n",
+				       d[q].a, d[q].b);
+			}
+		}
+	}
+	rc = first == SIZE_MAX ? CMP_SAME : CMP_DIFFER;
+out:
+	free(ka);
+	free(kb);
+	free(d);
+	free(map[0]);
+	free(map[1]);
+	dbtp_bbv_free(&v[0]);
+	dbtp_bbv_free(&v[1]);
+	return rc;
+}
+
+/* A trace starts with the format's magic; anything else is taken for a
+ * .bb file. */
+static int is_trace(const char *path)
+{
+	char m[8] = {0};
+	FILE *f = fopen(path, "rb");
+	int r;
+
+	if (!f)
+		return 1; /* let the trace reader report it */
+	r = fread(m, 1, sizeof(m), f) == sizeof(m) &&
+	    !memcmp(m, "DBTPTRC\n", 8);
+	fclose(f);
+	return r;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -492,6 +743,8 @@ int cmd_compare(int argc, char **argv)
 		return usage_error("compare", "give two trace files, A and B");
 	path[0] = argv[optind];
 	path[1] = argv[optind + 1];
+	if (!is_trace(path[0]) && !is_trace(path[1]))
+		return compare_bbv(path[0], path[1], json);
 	/* The library keeps at least one of each, for the hints. */
 	o.context = context ? (unsigned)context : 1;
 	if (dbtp_compare(&c, path[0], path[1], &o, &err)) {

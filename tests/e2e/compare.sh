@@ -116,4 +116,15 @@ eq "missing file" 2 "$(status "$DBTPROF" compare "$T/loop.trace" "$T/nope.trace"
 eq "one argument" 2 "$(status "$DBTPROF" compare "$T/loop.trace")"
 eq "arch mismatch" 2 "$(status "$DBTPROF" compare "$T/loop.trace" "$T/a-loop.trace")"
 eq "help" 0 "$(status "$DBTPROF" compare --help)"
+# Two basic block vector files: identical ones, and the same run with and
+# without splitting translation blocks (blocks matched by address).
+"$DBTPROF" bbv -q -i 5000 -o "$T/v1.bb" -- "$G/x86_64/loop"
+"$DBTPROF" bbv -q -i 5000 -o "$T/v2.bb" -- "$G/x86_64/loop"
+"$DBTPROF" bbv -q -i 5000 --no-split -o "$T/v3.bb" -- "$G/x86_64/loop"
+eq "bbv identical" 0 "$(status "$DBTPROF" compare "$T/v1.bb" "$T/v2.bb")"
+eq "bbv split vs not" 1 "$(status "$DBTPROF" compare "$T/v1.bb" "$T/v3.bb")"
+eq "bbv first difference" "bbv address 0 0x401000:1:3 0x401007:5000:4998" \
+	"$("$DBTPROF" compare --json "$T/v1.bb" "$T/v3.bb" | jq -r '[.kind, .matched_by, .first_different_interval, (.differences[] | "\(.address):\(.a):\(.b)")] | join(" ")')"
+rm "$T/v3.bb.map"
+eq "bbv by id without maps" id "$("$DBTPROF" compare --json "$T/v1.bb" "$T/v3.bb" | jq -r .matched_by)"
 done_ok
