@@ -86,7 +86,8 @@ static inline struct blk *blk_get(uint32_t id)
 struct map {
 	uintptr_t start, end;
 	uint64_t offset;
-	uint32_t file;
+	uint32_t file; /* 0 until a block comes from it */
+	char *path;
 };
 
 static struct map *maps;
@@ -263,6 +264,8 @@ static void maps_load(void)
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[4096 + 256];
 
+	for (size_t i = 0; i < nmaps; i++)
+		free(maps[i].path);
 	nmaps = 0;
 	if (!f)
 		return;
@@ -288,13 +291,16 @@ static void maps_load(void)
 		maps[nmaps].start = start;
 		maps[nmaps].end = end;
 		maps[nmaps].offset = off;
-		maps[nmaps].file = file_id(line + pos);
+		maps[nmaps].file = 0;
+		maps[nmaps].path = strdup(line + pos);
+		if (!maps[nmaps].path)
+			break;
 		nmaps++;
 	}
 	fclose(f);
 }
 
-static const struct map *maps_find(uintptr_t a)
+static struct map *maps_find(uintptr_t a)
 {
 	for (size_t i = 0; i < nmaps; i++)
 		if (a >= maps[i].start && a < maps[i].end)
@@ -302,10 +308,14 @@ static const struct map *maps_find(uintptr_t a)
 	return NULL;
 }
 
-/* Where the code at host address @h came from: file id (0 = anonymous). */
+/*
+ * Where the code at host address @h came from: file id (0 = anonymous).
+ * A file is declared in the trace only once code is found in it, so the
+ * trace names no file the guest did not run (QEMU's own libraries, say).
+ */
 static uint32_t locate(uintptr_t h, uint64_t *offset)
 {
-	const struct map *m = h ? maps_find(h) : NULL;
+	struct map *m = h ? maps_find(h) : NULL;
 
 	if (!m && h) {
 		maps_load();
@@ -314,6 +324,8 @@ static uint32_t locate(uintptr_t h, uint64_t *offset)
 	if (!m)
 		return 0;
 	*offset = h - m->start + m->offset;
+	if (!m->file)
+		m->file = file_id(m->path);
 	return m->file;
 }
 
