@@ -54,20 +54,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 /* --- block table ------------------------------------------------------- */
 
 struct blk {
-	uint64_t vaddr;
-	uint32_t id, ninsns, nbytes;
-	uint8_t *bytes;
-	struct blk *hnext; /* dedup hash chain */
+	struct dbtp_block d; /* id, vaddr, ninsns, nbytes, sizes, bytes */
+	struct blk *hnext;   /* dedup hash chain */
 };
 
 static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 /* Count mode: executions by id, dense so hot counters share cache lines. */
 static uint64_t *cnt_pages[MAX_PAGES];
-/* bbv mode with rep=insn: the address of each block's last instruction,
- * or 0 unless the block is a lone rep string instruction (rep_pages). */
-static uint64_t *last_pages[MAX_PAGES];
-static uint8_t *rep_pages[MAX_PAGES];
 static uint32_t nblk;	      /* ids handed out */
 static struct blk **blk_hash; /* by vaddr and content */
 static size_t blk_hash_size;
@@ -103,7 +97,7 @@ struct thr {
 	size_t n, limit, hard;
 	/* Rare: slow path, freeze, identity. */
 	_Alignas(64) pthread_mutex_t mu;
-	int frozen, exited;
+	int frozen;
 	uint32_t num;
 	uint64_t tid;
 	struct thr *next;
@@ -114,8 +108,8 @@ struct thr {
 	_Alignas(64) uint64_t *bx; /* executions by block id */
 	uint32_t *btouch;	   /* ids in order of first execution */
 	size_t bcap, bntouch;
-	uint64_t binsns, bend, bindex, bblocks;
-	uint32_t bprev;
+	uint64_t binsns, bend, bindex;
+	const struct dbtp_block *bprev; /* the thread's previous block */
 	/* The writer thread's: apart, or every chunk it encodes would pull
 	 * the hot line away from the guest thread. */
 	_Alignas(64) struct dbtp_enc enc;
@@ -351,7 +345,8 @@ static int blk_hash_grow(void)
 		struct blk *b = blk_hash[i], *next;
 
 		for (; b; b = next) {
-			size_t k = blk_hash_of(b->vaddr, b->bytes, b->nbytes) &
+			size_t k = blk_hash_of(b->d.vaddr, b->d.bytes,
+					       b->d.nbytes) &
 				   (n - 1);
 
 			next = b->hnext;
@@ -376,6 +371,7 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb), off = 0;
 	uint8_t code[4096], sizes[512];
 	struct blk *b, **slot;
+	uint8_t *mem;
 	uint32_t id, file;
 
 	if (n > sizeof(sizes))
@@ -395,9 +391,9 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 	slot =
 	    &blk_hash[blk_hash_of(vaddr, code, nbytes) & (blk_hash_size - 1)];
 	for (b = *slot; b; b = b->hnext)
-		if (b->vaddr == vaddr && b->ninsns == n &&
-		    b->nbytes == nbytes && !memcmp(b->bytes, code, nbytes))
-			return b->id;
+		if (b->d.vaddr == vaddr && b->d.ninsns == n &&
+		    b->d.nbytes == nbytes && !memcmp(b->d.bytes, code, nbytes))
+			return b->d.id;
 	if (nblk >= (uint64_t)MAX_PAGES * PAGE_BLOCKS)
 		return UINT32_MAX;
 	id = nblk;
@@ -412,29 +408,21 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 		    !(cnt_pages[id / PAGE_BLOCKS] =
 			  calloc(PAGE_BLOCKS, sizeof(uint64_t))))
 			return UINT32_MAX;
-		if (mode == DBTP_MODE_BBV && bbv_rep_insn &&
-		    (!(last_pages[id / PAGE_BLOCKS] =
-			   calloc(PAGE_BLOCKS, sizeof(uint64_t))) ||
-		     !(rep_pages[id / PAGE_BLOCKS] =
-			   calloc(PAGE_BLOCKS, sizeof(uint8_t)))))
-			return UINT32_MAX;
 	}
 	b = blk_get(id);
-	b->bytes = malloc(nbytes ? nbytes : 1);
-	if (!b->bytes)
+	/* Sizes then code, one allocation; d.sizes and d.bytes point in. */
+	mem = malloc(n + nbytes + 1);
+	if (!mem)
 		return UINT32_MAX;
-	memcpy(b->bytes, code, nbytes);
-	b->id = id;
-	b->vaddr = vaddr;
-	b->ninsns = (uint32_t)n;
+	memcpy(mem, sizes, n);
+	memcpy(mem + n, code, nbytes);
+	b->d.sizes = mem;
+	b->d.bytes = mem + n;
+	b->d.id = id;
+	b->d.vaddr = vaddr;
+	b->d.ninsns = (uint32_t)n;
+	b->d.nbytes = (uint32_t)nbytes;
 	ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] = (uint16_t)n;
-	if (mode == DBTP_MODE_BBV && bbv_rep_insn && n) {
-		last_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
-		    vaddr + nbytes - sizes[n - 1];
-		rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] =
-		    n == 1 && dbtp_x86_is_rep_string(code, sizes[0]);
-	}
-	b->nbytes = (uint32_t)nbytes;
 	b->hnext = *slot;
 	*slot = b;
 	file = n ? locate((uintptr_t)qemu_plugin_insn_haddr(
@@ -803,6 +791,23 @@ static struct thr *thr_new(void)
 	return t;
 }
 
+/*
+ * Thread @t ends (its exit syscall, or the process's end): hand over what it
+ * recorded with the end marked, and freeze it so any later callback goes to
+ * the slow path and writes nowhere that is read.
+ */
+static void thr_end(struct thr *t, int reason)
+{
+	pthread_mutex_lock(&t->mu);
+	if (!t->frozen) {
+		t->frozen = 1;
+		__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
+		hand_over(t, reason);
+	}
+	pthread_mutex_unlock(&t->mu);
+}
+
 /* Buffer full, or the thread frozen at process exit: the rare path. */
 static __attribute__((noinline)) void thr_slow(struct thr *t)
 {
@@ -875,7 +880,7 @@ static void bbv_close(struct thr *t, unsigned flags)
 
 		dbtp_put_varint(&ebuf, dbtp_zigzag((int64_t)id - prev));
 		dbtp_put_varint(&ebuf, t->bx[id]);
-		t->bblocks += t->bx[id];
+		t->enc.blocks += t->bx[id];
 		t->bx[id] = 0;
 		prev = id;
 	}
@@ -919,6 +924,7 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = (uint32_t)(w[i] >> 2), ni;
+		const struct dbtp_block *b;
 
 		if ((w[i] & 3) != DBTP_RAW_BLOCK)
 			continue;
@@ -926,18 +932,11 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 			write_errno = write_errno ? write_errno : ENOMEM;
 			return;
 		}
-		ni = ni_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
-		if (bbv_rep_insn &&
-		    rep_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS] &&
-		    t->binsns &&
-		    last_pages[t->bprev / PAGE_BLOCKS]
-			      [t->bprev % PAGE_BLOCKS] == blk_get(id)->vaddr) {
-			/* A rep instruction's repeat pass: counted once, so
-			 * not at all here. */
-			t->bprev = id;
-			continue;
-		}
-		t->bprev = id;
+		b = &blk_get(id)->d;
+		ni = dbtp_bbv_block_insns(t->bprev, b, arch, bbv_rep_insn);
+		t->bprev = b;
+		if (!ni && b->ninsns)
+			continue; /* a rep repeat pass, counted once */
 		if (!t->bx[id]++)
 			t->btouch[t->bntouch++] = id;
 		t->binsns += ni;
@@ -978,15 +977,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	}
 	if (num == nr_exit) {
 		/* The thread ends here; what it did is complete. */
-		pthread_mutex_lock(&t->mu);
-		if (!t->frozen) {
-			hand_over(t, DBTP_EXIT_THREAD);
-			t->exited = 1;
-			t->frozen = 1;
-			__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&t->mu);
+		thr_end(t, DBTP_EXIT_THREAD);
 		pthread_mutex_lock(&thr_mu);
 		if (--nalive == 0) { /* the last thread: the process exits */
 			exit_seen = 1;
@@ -1008,18 +999,8 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 		exit_seen = 1;
 		exit_code = a1;
 	}
-	if (mode == DBTP_MODE_BBV && num == nr_exit) {
-		struct thr *t = thr_cur();
-
-		pthread_mutex_lock(&t->mu);
-		if (!t->frozen) {
-			hand_over(t, DBTP_EXIT_THREAD);
-			t->exited = t->frozen = 1;
-			__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&t->mu);
-	}
+	if (mode == DBTP_MODE_BBV && num == nr_exit)
+		thr_end(thr_cur(), DBTP_EXIT_THREAD);
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
@@ -1043,7 +1024,7 @@ static void write_end(void)
 	uint64_t total = 0;
 
 	for (struct thr *t = threads; t; t = t->next)
-		total += mode == DBTP_MODE_BBV ? t->bblocks : t->enc.blocks;
+		total += t->enc.blocks;
 	ebuf.len = 0;
 	if (dbtp_buf_reserve(&ebuf, 80))
 		return;
@@ -1081,19 +1062,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 	} else {
 		/* Freeze every thread and queue what it still holds. */
 		pthread_mutex_lock(&thr_mu);
-		for (struct thr *t = threads; t; t = t->next) {
-			pthread_mutex_lock(&t->mu);
-			if (!t->frozen) {
-				t->frozen = 1;
-				__atomic_store_n(&t->limit, 0,
-						 __ATOMIC_RELAXED);
-				__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
-				hand_over(t, DBTP_EXIT_PROCESS);
-				t->buf = scratch;
-				t->n = 0;
-			}
-			pthread_mutex_unlock(&t->mu);
-		}
+		for (struct thr *t = threads; t; t = t->next)
+			thr_end(t, DBTP_EXIT_PROCESS);
 		pthread_mutex_unlock(&thr_mu);
 		pthread_mutex_lock(&q_mu);
 		q_stop = 1;
