@@ -345,9 +345,9 @@ static int blk_hash_grow(void)
 		struct blk *b = blk_hash[i], *next;
 
 		for (; b; b = next) {
-			size_t k = blk_hash_of(b->d.vaddr, b->d.bytes,
-					       b->d.nbytes) &
-				   (n - 1);
+			size_t k =
+			    blk_hash_of(b->d.vaddr, b->d.bytes, b->d.nbytes) &
+			    (n - 1);
 
 			next = b->hnext;
 			b->hnext = h[k];

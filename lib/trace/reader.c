@@ -465,6 +465,23 @@ static void link_child(dbtp_trace *t, struct tstate *child)
 	}
 }
 
+/* Thread @ts's record says it is thread @num with id @tid: note it the
+ * first time (and find its creator), check it after. */
+static int thread_seen(dbtp_trace *t, struct tstate *ts, uint64_t num,
+		       uint64_t tid, dbtp_err *err)
+{
+	if (ts->seen)
+		return tid == ts->pub.tid
+			   ? 0
+			   : fail(t, err, "thread id changed between records");
+	ts->seen = 1;
+	ts->pub.num = (uint32_t)num;
+	ts->pub.tid = tid;
+	ts->pub.parent = -1;
+	link_child(t, ts);
+	return 0;
+}
+
 static int chunk_begin(dbtp_trace *t, dbtp_err *err)
 {
 	uint64_t num, seq, tid, first;
@@ -498,17 +515,9 @@ static int chunk_begin(dbtp_trace *t, dbtp_err *err)
 		return fail(t, err,
 			    "chunk's first block index disagrees with "
 			    "the thread's count");
-	t->pending_start = 0;
-	if (!ts->seen) {
-		ts->seen = 1;
-		ts->pub.num = (uint32_t)num;
-		ts->pub.tid = tid;
-		ts->pub.parent = -1;
-		link_child(t, ts);
-		t->pending_start = 1;
-	} else if (tid != ts->pub.tid) {
-		return fail(t, err, "thread id changed between chunks");
-	}
+	t->pending_start = !ts->seen;
+	if (thread_seen(t, ts, num, tid, err))
+		return -1;
 	ts->next_seq++;
 	t->ct = ts;
 	dbtp_pred_reset(&t->pred);
@@ -749,14 +758,8 @@ static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	ts = thread_get(t, num, err);
 	if (!ts)
 		return -1;
-	if (!ts->seen) {
-		ts->seen = 1;
-		ts->pub.num = (uint32_t)num;
-		ts->pub.tid = tid;
-		ts->pub.parent = -1;
-	} else if (ts->pub.tid != tid) {
-		return fail(t, err, "thread id changed between intervals");
-	}
+	if (thread_seen(t, ts, num, tid, err))
+		return -1;
 	if (ts->pub.end != DBTP_THREAD_RUNNING || index != ts->next_seq)
 		return fail(t, err, "INTERVALS record out of sequence");
 	if (n > t->ivl_cap) {
