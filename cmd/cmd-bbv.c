@@ -200,7 +200,7 @@ int cmd_bbv(int argc, char **argv)
 	struct dbtp_bbv_opts o = {.split = 1, .interval = 100000000};
 	struct dbtp_run_opts ro = {.zstd = -1, .flush_ms = -1, .mode = "bbv"};
 	char pargs[96];
-	const char *out = NULL, **env = NULL;
+	const char *out = NULL;
 	dbtp_bbvgen *g = NULL;
 	dbtp_trace *t = NULL;
 	dbtp_err err = {0};
@@ -250,48 +250,26 @@ int cmd_bbv(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-		case 'C':
-			ro.cpu = optarg;
-			break;
-		case 'Q':
-			ro.qemu = optarg;
-			break;
-		case 'L':
-			ro.sysroot = optarg;
-			break;
-		case 'K':
-			ro.keep_env = 1;
-			break;
-		case 'e': {
-			const char **n =
-			    realloc(env, (ro.nenv + 1) * sizeof(*n));
-
-			if (!n || !strchr(optarg, '=')) {
-				free(n ? n : env);
-				return usage_error("bbv",
-						   "--env wants VAR=VALUE");
-			}
-			env = n;
-			env[ro.nenv++] = optarg;
-			ro.env = env;
-			break;
-		}
-		case 'P':
-			ro.plugin = optarg;
-			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			free(env);
+			free((void *)ro.env);
 			return 0;
-		default:
-			free(env);
+		default: {
+			int r = run_option("bbv", c, optarg, &ro);
+
+			if (r > 0)
+				break;
+			free((void *)ro.env);
+			if (r < 0)
+				return EXIT_USAGE;
 			return usage_error("bbv", "unknown option '%s'",
 					   argv[optind - 1]);
+		}
 		}
 	}
 	live = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (!out || optind >= argc || (!live && optind + 1 != argc)) {
-		free(env);
+		free((void *)ro.env);
 		return usage_error("bbv", "give -o OUT.bb and a TRACE, or -- "
 					  "PROGRAM");
 	}
@@ -320,7 +298,7 @@ int cmd_bbv(int argc, char **argv)
 		signal(SIGQUIT, SIG_IGN);
 		if (dbtp_run_start(&run, &ro, argv + optind, &err)) {
 			error("%s", err.msg);
-			free(env);
+			free((void *)ro.env);
 			return EXIT_TOOL;
 		}
 		failed = dbtp_trace_open_fd(&t, run.fd, "plugin stream", &err);
@@ -353,6 +331,6 @@ int cmd_bbv(int argc, char **argv)
 out:
 	dbtp_bbvgen_free(g);
 	dbtp_trace_close(t);
-	free(env);
+	free((void *)ro.env);
 	return rc;
 }

@@ -131,7 +131,7 @@ int cmd_record(int argc, char **argv)
 	char pargs[96];
 	struct dbtp_run run;
 	struct dbtp_copy_result res;
-	const char *out = NULL, **env = NULL;
+	const char *out = NULL;
 	char *cmdline = NULL, *qcmd = NULL, *envs = NULL, cwd[PATH_MAX];
 	dbtp_err err = {0}, cerr = {0};
 	int c, fd, status = 0, quiet = 0, copy_failed, ret;
@@ -153,39 +153,9 @@ int cmd_record(int argc, char **argv)
 						   "blocks or mem)",
 						   optarg);
 			break;
-		case 'Q':
-			o.qemu = optarg;
-			break;
-		case 'C':
-			o.cpu = optarg;
-			break;
-		case 'L':
-			o.sysroot = optarg;
-			break;
 		case '0':
 			o.argv0 = optarg;
 			break;
-		case 'K':
-			o.keep_env = 1;
-			break;
-		case 'e': {
-			const char **n;
-
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return usage_error("record",
-						   "--env wants VAR=VALUE, not "
-						   "'%s'",
-						   optarg);
-			n = realloc(env, (o.nenv + 1) * sizeof(*n));
-			if (!n) {
-				error("out of memory");
-				return EXIT_TOOL;
-			}
-			env = n;
-			env[o.nenv++] = optarg;
-			o.env = env;
-			break;
-		}
 		case 'S':
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 0);
@@ -240,28 +210,32 @@ int cmd_record(int argc, char **argv)
 						   "per-instruction");
 			rep_insn = !strcmp(optarg, "per-instruction");
 			break;
-		case 'P':
-			o.plugin = optarg;
-			break;
 		case 'q':
 			quiet = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			free(env);
+			free((void *)o.env);
 			return 0;
-		default:
-			free(env);
+		default: {
+			int r = run_option("record", c, optarg, &o);
+
+			if (r > 0)
+				break;
+			free((void *)o.env);
+			if (r < 0)
+				return EXIT_USAGE;
 			return usage_error("record", "unknown option '%s'",
 					   argv[optind - 1]);
 		}
+		}
 	}
 	if (!out) {
-		free(env);
+		free((void *)o.env);
 		return usage_error("record", "no output file (-o FILE)");
 	}
 	if (optind >= argc) {
-		free(env);
+		free((void *)o.env);
 		return usage_error("record", "no program to run");
 	}
 	if (!o.plugin)
@@ -278,7 +252,7 @@ int cmd_record(int argc, char **argv)
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		error("cannot create %s: %s", out, strerror(errno));
-		free(env);
+		free((void *)o.env);
 		return EXIT_TOOL;
 	}
 	signal(SIGINT, SIG_IGN); /* the terminal sends it to QEMU too */
@@ -288,7 +262,7 @@ int cmd_record(int argc, char **argv)
 		error("%s", err.msg);
 		close(fd);
 		unlink(out);
-		free(env);
+		free((void *)o.env);
 		return EXIT_TOOL;
 	}
 	child_pid = run.pid;
@@ -388,7 +362,7 @@ int cmd_record(int argc, char **argv)
 	free(cmdline);
 	free(qcmd);
 	free(envs);
-	free(env);
+	free((void *)o.env);
 	dbtp_run_free(&run);
 	if (copy_failed)
 		return EXIT_TOOL;

@@ -38,6 +38,18 @@ const char *fmt_u64(uint64_t v, char *buf);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void progress_done(void);
 
+struct dbtp_run_opts;
+
+/**
+ * run_option() - apply one of the options shared by the commands that run
+ * a program under QEMU: Q --qemu, C --cpu, L --sysroot, K --keep-env,
+ * e --env VAR=VAL (appended to o->env, which the caller frees), P --plugin.
+ * Returns 1 if @c was one of them, 0 if not, -1 after a usage error
+ * message (exit with EXIT_USAGE).
+ */
+int run_option(const char *cmd, int c, const char *arg,
+	       struct dbtp_run_opts *o);
+
 /** write_file() - create @path with @len bytes of @p; prints the error. */
 int write_file(const char *path, const void *p, size_t len);
 

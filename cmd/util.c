@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dbtp/run.h"
 
 void error(const char *fmt, ...)
 {
@@ -109,6 +110,45 @@ int write_file(const char *path, const void *p, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+int run_option(const char *cmd, int c, const char *arg, struct dbtp_run_opts *o)
+{
+	const char **env;
+
+	switch (c) {
+	case 'Q':
+		o->qemu = arg;
+		return 1;
+	case 'C':
+		o->cpu = arg;
+		return 1;
+	case 'L':
+		o->sysroot = arg;
+		return 1;
+	case 'K':
+		o->keep_env = 1;
+		return 1;
+	case 'P':
+		o->plugin = arg;
+		return 1;
+	case 'e':
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			usage_error(cmd, "--env wants VAR=VALUE, not '%s'",
+				    arg);
+			return -1;
+		}
+		env = realloc((void *)o->env, (o->nenv + 1) * sizeof(*env));
+		if (!env) {
+			usage_error(cmd, "out of memory");
+			return -1;
+		}
+		env[o->nenv++] = arg;
+		o->env = env;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 const char *plugin_path(void)
