@@ -118,14 +118,22 @@ static struct bthread *thread(dbtp_bbvgen *g, uint32_t num, dbtp_err *err)
 	return &g->th[num];
 }
 
-static int close_interval(struct bthread *t, dbtp_err *err)
+/* Room for one more closed interval of @n entries in @t's storage. */
+static int interval_room(struct bthread *t, size_t n, dbtp_err *err)
 {
-	if (GROW(t->tb, t->ncap, t->n + t->ntouched) ||
-	    GROW(t->cnt, t->cntcap, t->n + t->ntouched) ||
+	if (GROW(t->tb, t->ncap, t->n + n) ||
+	    GROW(t->cnt, t->cntcap, t->n + n) ||
 	    GROW(t->ivl, t->ivlcap, t->nivl + 2))
 		return nomem(err);
 	if (!t->nivl)
 		t->ivl[t->nivl++] = 0;
+	return 0;
+}
+
+static int close_interval(struct bthread *t, dbtp_err *err)
+{
+	if (interval_room(t, t->ntouched, err))
+		return -1;
 	for (size_t i = 0; i < t->ntouched; i++) {
 		uint32_t id = t->touched[i];
 
@@ -193,12 +201,8 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 		t->insns += execs[i] * dbtp_trace_block(tr, ids[i])->ninsns;
 	if (last && g->o.drop_partial)
 		return 0;
-	if (GROW(t->tb, t->ncap, t->n + n) ||
-	    GROW(t->cnt, t->cntcap, t->n + n) ||
-	    GROW(t->ivl, t->ivlcap, t->nivl + 2))
-		return nomem(err);
-	if (!t->nivl)
-		t->ivl[t->nivl++] = 0;
+	if (interval_room(t, n, err))
+		return -1;
 	memcpy(t->tb + t->n, ids, n * sizeof(*ids));
 	memcpy(t->cnt + t->n, execs, n * sizeof(*execs));
 	t->n += n;
