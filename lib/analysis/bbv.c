@@ -199,7 +199,9 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
 		t->insns += execs[i] * dbtp_trace_block(tr, ids[i])->ninsns;
-	if (last && g->o.drop_partial)
+	/* An empty last record only marks the thread's end (its final block
+	 * closed an interval): no interval, as in the block-stream path. */
+	if (!n || (last && g->o.drop_partial))
 		return 0;
 	if (interval_room(t, n, err))
 		return -1;

@@ -85,6 +85,12 @@ for g in rep threads nested; do
 		done
 	done
 done
+# The run's last block closes an interval exactly (20,004 instructions):
+# no empty interval follows, live or not.
+"$DBTPROF" bbv -q -i 20004 -o "$T/x1.bb" -- "$G/x86_64/loop"
+"$DBTPROF" bbv -q -i 20004 -o "$T/x2.bb" "$T/l.trace"
+eq "exact last interval, live" "T:1:1 :2:20000 :3:3 " "$(cat "$T/x1.bb")"
+eq "exact last interval, trace" "$(cat "$T/x2.bb")" "$(cat "$T/x1.bb")"
 eq "bbv trace verifies" 0 "$(status "$DBTPROF" verify "$T/v.trace")"
 eq "bbv trace, other interval" 1 "$(status "$DBTPROF" bbv -q -i 5000 -o "$T/x.bb" "$T/v.trace")"
 
