@@ -268,11 +268,9 @@ int cmd_locate(int argc, char **argv)
 			at_start = 0;
 		}
 		insns += n;
-		if (n && insns >= end) {
+		if (n && dbtp_interval_cut(&end, insns, interval)) {
 			ivl++;
 			at_start = 1;
-			while (end <= insns)
-				end += interval;
 		}
 	}
 	if (r < 0) {

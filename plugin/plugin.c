@@ -885,8 +885,6 @@ static void bbv_close(struct thr *t, unsigned flags)
 		prev = id;
 	}
 	t->bntouch = 0;
-	while (t->bend <= t->binsns)
-		t->bend += bbv_interval;
 	if (dbtp_frame_put(&obuf, DBTP_REC_INTERVALS, ebuf.p, ebuf.len, zctx,
 			   zlevel))
 		write_errno = write_errno ? write_errno : ENOMEM;
@@ -940,7 +938,7 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 		if (!t->bx[id]++)
 			t->btouch[t->bntouch++] = id;
 		t->binsns += ni;
-		if (t->binsns >= t->bend)
+		if (dbtp_interval_cut(&t->bend, t->binsns, bbv_interval))
 			bbv_close(t, 0);
 	}
 	if (exit_reason >= 0)

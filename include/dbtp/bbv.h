@@ -98,6 +98,23 @@ uint32_t dbtp_bbv_block_insns(const struct dbtp_block *prev,
 			      const struct dbtp_block *b, enum dbtp_arch arch,
 			      int rep_per_instruction);
 
+/**
+ * dbtp_interval_cut() - the interval rule, in one place: a block has just
+ * brought a thread to @insns instructions.  Return 1 if that closes the
+ * interval ending at *@end (the block counts wholly in it), moving *@end on
+ * by whole intervals past @insns so that the overshoot is carried forward
+ * and no interval is empty; else 0.
+ */
+static inline int dbtp_interval_cut(uint64_t *end, uint64_t insns,
+				    uint64_t interval)
+{
+	if (insns < *end)
+		return 0;
+	while (*end <= insns)
+		*end += interval;
+	return 1;
+}
+
 /** dbtp_x86_is_rep_string() - @code starts with a rep-prefixed string op. */
 int dbtp_x86_is_rep_string(const uint8_t *code, size_t len);
 

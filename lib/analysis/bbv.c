@@ -180,12 +180,9 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 	if (!t->execs[b->id]++)
 		t->touched[t->ntouched++] = b->id;
 	t->insns += ninsns;
-	if (t->insns >= t->end) {
-		if (close_interval(t, err))
-			return -1;
-		while (t->end <= t->insns)
-			t->end += g->o.interval;
-	}
+	if (dbtp_interval_cut(&t->end, t->insns, g->o.interval) &&
+	    close_interval(t, err))
+		return -1;
 	return 0;
 }
 

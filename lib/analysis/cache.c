@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbtp/bbv.h"
 #include "dbtp/cache.h"
 
 #define EMPTY UINT64_MAX
@@ -501,11 +502,8 @@ int dbtp_cachesim_block(dbtp_cachesim *s, uint32_t num, uint32_t ninsns,
 	t->cur.insns += ninsns;
 	t->cur.blocks++;
 	t->insns += ninsns;
-	if (t->insns >= t->end) {
+	if (dbtp_interval_cut(&t->end, t->insns, s->o.interval))
 		t->full = 1;
-		while (t->end <= t->insns)
-			t->end += s->o.interval;
-	}
 	return 0;
 }
 
