@@ -11,11 +11,11 @@
  * each basic block it covers.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dbtp/bbv.h"
+#include "dbtp/bbvfile.h"
 #include "util/buf.h"
 
 struct bthread {
@@ -469,7 +469,7 @@ int dbtp_bbvgen_format(const dbtp_bbvgen *g, uint32_t thread,
 		       struct dbtp_buf *out, dbtp_err *err)
 {
 	const struct bthread *th;
-	uint64_t *acc = NULL;
+	uint64_t *acc = NULL, *cnt = NULL;
 	uint32_t *ids = NULL;
 	size_t nids;
 	int r = -1;
@@ -478,8 +478,9 @@ int dbtp_bbvgen_format(const dbtp_bbvgen *g, uint32_t thread,
 		return dbtp_err_set(err, EINVAL, "no such thread in the BBV");
 	th = &g->th[thread];
 	acc = calloc(g->nbbs + 2, sizeof(*acc));
+	cnt = calloc(g->nbbs + 2, sizeof(*cnt));
 	ids = calloc(g->nbbs + 2, sizeof(*ids));
-	if (!acc || !ids)
+	if (!acc || !cnt || !ids)
 		goto oom;
 	for (size_t i = 0; i + 1 < th->nivl; i++) {
 		nids = 0;
@@ -497,16 +498,12 @@ int dbtp_bbvgen_format(const dbtp_bbvgen *g, uint32_t thread,
 			}
 		}
 		qsort(ids, nids, sizeof(*ids), cmp_u32);
-		if (dbtp_buf_reserve(out, 2 + nids * 44))
-			goto oom;
-		out->p[out->len++] = 'T';
 		for (size_t k = 0; k < nids; k++) {
-			out->len += (size_t)sprintf(
-			    (char *)out->p + out->len, ":%u:%llu ", ids[k],
-			    (unsigned long long)acc[ids[k]]);
+			cnt[k] = acc[ids[k]];
 			acc[ids[k]] = 0;
 		}
-		out->p[out->len++] = '\n';
+		if (dbtp_bbv_format_line(ids, cnt, nids, out))
+			goto oom;
 	}
 	r = 0;
 	goto out;
@@ -514,6 +511,7 @@ oom:
 	nomem(err);
 out:
 	free(acc);
+	free(cnt);
 	free(ids);
 	return r;
 }

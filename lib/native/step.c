@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include "dbtp/bbv.h"
+#include "dbtp/bbvfile.h"
 #include "dbtp/disasm.h"
 #include "dbtp/elf.h"
 #include "dbtp/native.h"
 #include "dbtp/run.h"
+#include "util/buf.h"
 
 extern char **environ;
 
@@ -900,8 +902,10 @@ static int pair_cmp(const void *a, const void *b)
 int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
 			  const char *name, dbtp_err *err)
 {
-	uint32_t *id = NULL, *byid = NULL, next = 1;
+	uint32_t *id = NULL, *byid = NULL, *ids = NULL, next = 1;
+	uint64_t *cnts = NULL;
 	struct pair *pairs = NULL;
+	struct dbtp_buf line = {0};
 	size_t maxn = 0;
 	int rc = -1;
 
@@ -919,7 +923,9 @@ int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
 	id = calloc(b->nblk + 1, sizeof(*id));
 	byid = calloc(b->nblk + 1, sizeof(*byid));
 	pairs = malloc((maxn + 1) * sizeof(*pairs));
-	if (!id || !byid || !pairs) {
+	ids = malloc((maxn + 1) * sizeof(*ids));
+	cnts = malloc((maxn + 1) * sizeof(*cnts));
+	if (!id || !byid || !pairs || !ids || !cnts) {
 		nomem(err);
 		goto out;
 	}
@@ -944,11 +950,16 @@ int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
 				pairs[m++].cnt = t->cnt[e];
 			}
 			qsort(pairs, m, sizeof(*pairs), pair_cmp);
-			fputc('T', bb);
-			for (size_t e = 0; e < m; e++)
-				fprintf(bb, ":%" PRIu32 ":%" PRIu64 " ",
-					pairs[e].id, pairs[e].cnt);
-			fputc('\n', bb);
+			for (size_t e = 0; e < m; e++) {
+				ids[e] = pairs[e].id;
+				cnts[e] = pairs[e].cnt;
+			}
+			line.len = 0;
+			if (dbtp_bbv_format_line(ids, cnts, m, &line)) {
+				nomem(err);
+				goto out;
+			}
+			fwrite(line.p, 1, line.len, bb);
 		}
 	}
 	if (map)
@@ -965,6 +976,9 @@ out:
 	free(id);
 	free(byid);
 	free(pairs);
+	free(ids);
+	free(cnts);
+	dbtp_buf_free(&line);
 	return rc;
 }
 
