@@ -15,6 +15,7 @@
 #include "dbtp/bbv.h"
 #include "dbtp/symbolize.h"
 #include "dbtp/trace.h"
+#include "util/u64map.h"
 
 static const char usage_text[] =
     "usage: dbtprof locate [OPTIONS] -s FILE.simpoints TRACE\n"
@@ -48,51 +49,6 @@ struct marker {
 	int found;
 	uint64_t got_insns;
 };
-
-/* Executions per block start address: open addressing, static size. */
-struct counts {
-	uint64_t *key, *val;
-	size_t n, used;
-};
-
-static uint64_t *count_slot(struct counts *c, uint64_t addr)
-{
-	size_t h;
-
-	if ((c->used + 1) * 2 > c->n) {
-		struct counts t = {0};
-
-		t.n = c->n ? c->n * 2 : 4096;
-		t.key = calloc(t.n, sizeof(*t.key));
-		t.val = calloc(t.n, sizeof(*t.val));
-		if (!t.key || !t.val) {
-			free(t.key);
-			free(t.val);
-			return NULL;
-		}
-		for (size_t i = 0; i < c->n; i++) {
-			if (!c->key[i])
-				continue;
-			for (h = (c->key[i] * 0x9e3779b97f4a7c15ull >> 20) &
-				 (t.n - 1);
-			     t.key[h]; h = (h + 1) & (t.n - 1))
-				;
-			t.key[h] = c->key[i];
-			t.val[h] = c->val[i];
-			t.used++;
-		}
-		free(c->key);
-		free(c->val);
-		*c = t;
-	}
-	for (h = ((addr + 1) * 0x9e3779b97f4a7c15ull >> 20) & (c->n - 1);
-	     c->key[h]; h = (h + 1) & (c->n - 1))
-		if (c->key[h] == addr + 1)
-			return &c->val[h];
-	c->key[h] = addr + 1;
-	c->used++;
-	return &c->val[h];
-}
 
 static int read_lines(const char *path, struct marker **out, size_t *n,
 		      int markers)
@@ -171,7 +127,7 @@ int cmd_locate(int argc, char **argv)
 	int c, rep = 0, r, rc = 1;
 	struct marker *m = NULL;
 	size_t nm = 0, next = 0;
-	struct counts cnt = {0};
+	struct dbtp_u64map cnt = {0}; /* executions by block address */
 	dbtp_trace *t = NULL;
 	dbtp_err err = {0};
 	struct dbtp_event ev;
@@ -241,7 +197,7 @@ int cmd_locate(int argc, char **argv)
 		n = dbtp_bbv_block_insns(prev, ev.block,
 					 dbtp_trace_info(t)->arch, rep);
 		prev = ev.block;
-		k = count_slot(&cnt, ev.block->vaddr);
+		k = dbtp_u64map_slot(&cnt, ev.block->vaddr);
 		if (!k) {
 			error("out of memory");
 			goto out;
@@ -356,8 +312,7 @@ out:
 		rc = 1;
 	}
 	dbtp_trace_close(t);
-	free(cnt.key);
-	free(cnt.val);
+	dbtp_u64map_free(&cnt);
 	free(m);
 	return rc;
 }

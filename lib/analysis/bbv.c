@@ -17,6 +17,7 @@
 #include "dbtp/bbv.h"
 #include "dbtp/bbvfile.h"
 #include "util/buf.h"
+#include "util/u64map.h"
 
 struct bthread {
 	uint64_t *execs; /* current interval, by TB id */
@@ -211,53 +212,12 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 
 /* --- numbering basic blocks -------------------------------------------- */
 
-struct addrset {
-	uint64_t *k;
-	size_t n, used;
-};
-
 static size_t hash64(uint64_t x, size_t mask)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdull;
 	x ^= x >> 33;
 	return (size_t)x & mask;
-}
-
-/* Keys are address + 1 so that 0 marks an empty slot. */
-static int set_add(struct addrset *s, uint64_t key)
-{
-	size_t h;
-
-	if ((s->used + 1) * 2 > s->n) {
-		struct addrset t = {calloc(s->n ? s->n * 2 : 1024, 8),
-				    s->n ? s->n * 2 : 1024, 0};
-
-		if (!t.k)
-			return -1;
-		for (size_t i = 0; i < s->n; i++)
-			if (s->k[i])
-				set_add(&t, s->k[i] - 1);
-		free(s->k);
-		*s = t;
-	}
-	for (h = hash64(key, s->n - 1); s->k[h]; h = (h + 1) & (s->n - 1))
-		if (s->k[h] == key + 1)
-			return 0;
-	s->k[h] = key + 1;
-	s->used++;
-	return 0;
-}
-
-static int set_has(const struct addrset *s, uint64_t key)
-{
-	if (!s->n)
-		return 0;
-	for (size_t h = hash64(key, s->n - 1); s->k[h];
-	     h = (h + 1) & (s->n - 1))
-		if (s->k[h] == key + 1)
-			return 1;
-	return 0;
 }
 
 /* Map of (addr, ninsns) -> bb index. */
@@ -328,7 +288,7 @@ static int64_t bbmap_get(dbtp_bbvgen *g, struct bbmap *m, uint64_t addr,
 int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 {
 	uint32_t ntb = dbtp_trace_nblocks(t), next_id = 1;
-	struct addrset leaders = {0};
+	struct dbtp_u64map leaders = {0};
 	struct bbmap map = {0};
 	int r = -1;
 
@@ -343,7 +303,7 @@ int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 	if (!g->piece_first || !g->piece_count)
 		goto oom;
 	for (uint32_t id = 0; g->o.split && id < ntb; id++)
-		if (set_add(&leaders, dbtp_trace_block(t, id)->vaddr))
+		if (!dbtp_u64map_slot(&leaders, dbtp_trace_block(t, id)->vaddr))
 			goto oom;
 	for (uint32_t id = 0; id < ntb; id++) {
 		const struct dbtp_block *b = dbtp_trace_block(t, id);
@@ -352,8 +312,9 @@ int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 
 		g->piece_first[id] = (uint32_t)g->npieces;
 		for (uint32_t k = 0; k <= b->ninsns; k++) {
-			int cut = k == b->ninsns ||
-				  (k > 0 && set_has(&leaders, addr));
+			int cut =
+			    k == b->ninsns ||
+			    (k > 0 && dbtp_u64map_find(&leaders, addr) != NULL);
 
 			if (cut && n) {
 				int64_t bb =
@@ -414,7 +375,7 @@ int dbtp_bbvgen_finish(dbtp_bbvgen *g, const dbtp_trace *t, dbtp_err *err)
 oom:
 	nomem(err);
 out:
-	free(leaders.k);
+	dbtp_u64map_free(&leaders);
 	free(map.key);
 	free(map.len);
 	free(map.val);
