@@ -28,6 +28,8 @@ static const struct command {
     {"native-count", cmd_native_count,
      "count a program's instructions natively (ptrace), a reference"},
     {"compare", cmd_compare, "where two recordings of a program part, and why"},
+    {"regions", cmd_regions,
+     "simulate DBT region formation (NET, MRET2, LEI, TT, NETPlus, LEF)"},
 };
 
 static void usage(FILE *f)

@@ -54,6 +54,24 @@ size_t dbtp_disasm_one(dbtp_disasm *d, const uint8_t *code, size_t len,
 size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
 			 uint64_t addr);
 
+/** Kinds of control transfer, from dbtp_disasm_branch(). */
+enum dbtp_branch {
+	DBTP_BR_NONE = 0, /* not a control transfer */
+	DBTP_BR_JUMP = 1, /* direct unconditional jump */
+	DBTP_BR_COND = 2, /* conditional branch (jcc, loop, cbz, tbz, b.cc) */
+	DBTP_BR_IND = 3,  /* indirect jump */
+	DBTP_BR_CALL = 4, /* call, direct or indirect */
+	DBTP_BR_RET = 5,  /* return */
+	DBTP_BR_SYS = 6,  /* system call or software interrupt */
+};
+
+/**
+ * dbtp_disasm_branch() - the kind of control transfer (enum dbtp_branch)
+ * the instruction at the start of @code is, or -1 if it does not decode.
+ */
+int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr);
+
 /** dbtp_disasm_close() - free @d (NULL is ok). */
 void dbtp_disasm_close(dbtp_disasm *d);
 

@@ -176,6 +176,15 @@ const char *dbtp_trace_get(const dbtp_trace *t, const char *key);
 int dbtp_trace_kv(const dbtp_trace *t, uint32_t i, const char **key,
 		  const char **val);
 
+/**
+ * dbtp_trace_skip_events() - from now on pass over EVENTS records without
+ * decompressing or decoding them (their checksums are still verified): no
+ * block, memory or syscall events are returned and the END record's totals
+ * are not cross-checked.  A quick first pass that reads the complete block
+ * and file tables.
+ */
+void dbtp_trace_skip_events(dbtp_trace *t);
+
 uint32_t dbtp_trace_nblocks(const dbtp_trace *t);
 const struct dbtp_block *dbtp_trace_block(const dbtp_trace *t, uint32_t id);
 

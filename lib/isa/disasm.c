@@ -14,6 +14,11 @@
 struct dbtp_disasm {
 	csh cs;
 	cs_insn *insn;
+	/* a second handle with detail on, opened by dbtp_disasm_branch() */
+	csh csd;
+	cs_insn *insnd;
+	cs_arch ca;
+	cs_mode mode;
 };
 
 int dbtp_disasm_open(dbtp_disasm **out, enum dbtp_arch arch, dbtp_err *err)
@@ -48,6 +53,8 @@ int dbtp_disasm_open(dbtp_disasm **out, enum dbtp_arch arch, dbtp_err *err)
 				    dbtp_arch_name(arch), cs_strerror(ce));
 	}
 	/* detail stays off (the default): we only need the text */
+	d->ca = ca;
+	d->mode = mode;
 	d->insn = cs_malloc(d->cs);
 	if (!d->insn) {
 		cs_close(&d->cs);
@@ -101,10 +108,93 @@ size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
 	return count;
 }
 
+static int kind_x86(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	switch (in->id) {
+	case X86_INS_JMP:
+	case X86_INS_LJMP:
+		return x->op_count == 1 && x->operands[0].type == X86_OP_IMM
+			   ? DBTP_BR_JUMP
+			   : DBTP_BR_IND;
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+	case X86_INS_INT:
+	case X86_INS_INT3:
+	case X86_INS_INTO:
+		return DBTP_BR_SYS;
+	}
+	for (uint8_t i = 0; i < in->detail->groups_count; i++)
+		switch (in->detail->groups[i]) {
+		case X86_GRP_CALL:
+			return DBTP_BR_CALL;
+		case X86_GRP_RET:
+		case X86_GRP_IRET:
+			return DBTP_BR_RET;
+		case X86_GRP_JUMP:
+			return DBTP_BR_COND; /* jcc, loop, jrcxz */
+		}
+	return DBTP_BR_NONE;
+}
+
+static int kind_arm64(const cs_insn *in)
+{
+	switch (in->id) {
+	case ARM64_INS_B:
+		return in->detail->arm64.cc != ARM64_CC_INVALID &&
+			       in->detail->arm64.cc != ARM64_CC_AL
+			   ? DBTP_BR_COND
+			   : DBTP_BR_JUMP;
+	case ARM64_INS_CBZ:
+	case ARM64_INS_CBNZ:
+	case ARM64_INS_TBZ:
+	case ARM64_INS_TBNZ:
+		return DBTP_BR_COND;
+	case ARM64_INS_BR:
+		return DBTP_BR_IND;
+	case ARM64_INS_BL:
+	case ARM64_INS_BLR:
+		return DBTP_BR_CALL;
+	case ARM64_INS_RET:
+		return DBTP_BR_RET;
+	case ARM64_INS_SVC:
+		return DBTP_BR_SYS;
+	}
+	return DBTP_BR_NONE;
+}
+
+int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = addr;
+
+	if (!d->insnd) {
+		if (cs_open(d->ca, d->mode, &d->csd) != CS_ERR_OK)
+			return -1;
+		cs_option(d->csd, CS_OPT_DETAIL, CS_OPT_ON);
+		d->insnd = cs_malloc(d->csd);
+		if (!d->insnd) {
+			cs_close(&d->csd);
+			return -1;
+		}
+	}
+	if (!code || !len || !cs_disasm_iter(d->csd, &p, &n, &a, d->insnd))
+		return -1;
+	return d->ca == CS_ARCH_X86 ? kind_x86(d->insnd)
+				    : kind_arm64(d->insnd);
+}
+
 void dbtp_disasm_close(dbtp_disasm *d)
 {
 	if (!d)
 		return;
+	if (d->insnd) {
+		cs_free(d->insnd, 1);
+		cs_close(&d->csd);
+	}
 	cs_free(d->insn, 1);
 	cs_close(&d->cs);
 	free(d);
