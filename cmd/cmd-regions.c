@@ -284,7 +284,8 @@ static void print_text(const char *path, const dbtp_regions *r)
 	       "dup", "dynsize", "statsize", "transitions", "side-exits",
 	       "counters");
 	for (uint32_t s = 0; s < dbtp_regions_nsims(r); s++) {
-		const struct dbtp_region_metrics *m = dbtp_regions_metrics(r, s);
+		const struct dbtp_region_metrics *m =
+		    dbtp_regions_metrics(r, s);
 
 		printf("%-12s %8u %8s %5s %5s %5s %8s %6s %8s %8s %12s %12s "
 		       "%9" PRIu64 "\n",
@@ -308,7 +309,8 @@ static void print_csv(const dbtp_regions *r)
 	       "distinct_instructions,duplication,dynamic_size,static_size,"
 	       "transitions,side_exits,counters,recordings,abandoned\n");
 	for (uint32_t s = 0; s < dbtp_regions_nsims(r); s++) {
-		const struct dbtp_region_metrics *m = dbtp_regions_metrics(r, s);
+		const struct dbtp_region_metrics *m =
+		    dbtp_regions_metrics(r, s);
 
 		printf("%s,%d,%" PRIu64 ",%" PRIu64 ",%u,%.6f",
 		       dbtp_technique_name(m->technique), m->segmented,
@@ -325,8 +327,8 @@ static void print_csv(const dbtp_regions *r)
 		sprintf(b[2], "%.6f", m->dyn_size);
 		sprintf(b[3], "%.6f", m->static_size);
 		printf(",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64
-		       ",%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%" PRIu64 ",%" PRIu64 "\n",
+		       ",%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		       ",%" PRIu64 "\n",
 		       m->entries, m->completions,
 		       isnan(m->completion) ? "" : b[0], m->static_insns,
 		       m->distinct_insns, isnan(m->duplication) ? "" : b[1],
@@ -368,7 +370,8 @@ static void print_json(const char *path, const dbtp_regions *r,
 	json_close_obj(&j);
 	json_arr(&j, "techniques");
 	for (uint32_t s = 0; s < dbtp_regions_nsims(r); s++) {
-		const struct dbtp_region_metrics *m = dbtp_regions_metrics(r, s);
+		const struct dbtp_region_metrics *m =
+		    dbtp_regions_metrics(r, s);
 
 		json_obj(&j, NULL);
 		json_str(&j, "technique", dbtp_technique_name(m->technique));
@@ -451,7 +454,8 @@ static int write_regions(const char *file, const dbtp_trace *t,
 			"static", "entries", "instructions", "compl%",
 			"side-exits");
 	for (uint32_t s = 0; s < dbtp_regions_nsims(r); s++) {
-		const struct dbtp_region_metrics *m = dbtp_regions_metrics(r, s);
+		const struct dbtp_region_metrics *m =
+		    dbtp_regions_metrics(r, s);
 		struct dbtp_region_info ri;
 
 		row_name(m, name);
@@ -499,7 +503,8 @@ static int write_dot(const char *dir, dbtp_regions *r)
 		return -1;
 	}
 	for (uint32_t s = 0; s < dbtp_regions_nsims(r); s++) {
-		const struct dbtp_region_metrics *m = dbtp_regions_metrics(r, s);
+		const struct dbtp_region_metrics *m =
+		    dbtp_regions_metrics(r, s);
 		struct dbtp_region_info ri;
 		FILE *f;
 
@@ -510,8 +515,9 @@ static int write_dot(const char *dir, dbtp_regions *r)
 			error("%s: %s", path, strerror(errno));
 			return -1;
 		}
-		fprintf(f, "digraph \"%s\" {\n  node [shape=box, "
-			   "fontname=monospace];\n",
+		fprintf(f,
+			"digraph \"%s\" {\n  node [shape=box, "
+			"fontname=monospace];\n",
 			name);
 		for (uint32_t i = 0; !dbtp_regions_region(r, s, i, &ri); i++) {
 			struct dbtp_region_node nd;
@@ -521,8 +527,8 @@ static int write_dot(const char *dir, dbtp_regions *r)
 				"%u: entry %#" PRIx64 ", %" PRIu64
 				" instructions executed\";\n",
 				i, i + 1, ri.entry, ri.insns);
-			for (uint32_t k = 0; !dbtp_regions_node(r, s, i, k, &nd);
-			     k++) {
+			for (uint32_t k = 0;
+			     !dbtp_regions_node(r, s, i, k, &nd); k++) {
 				fprintf(f,
 					"    r%u_%u [label=\"%#" PRIx64
 					"\\n%u insns\"%s];\n",
@@ -550,8 +556,8 @@ static int write_svg(const char *file, const dbtp_regions *r)
 {
 	static const char *const titles[] = {
 	    "dynamic coverage (%)", "completion ratio (%)",
-	    "code duplication (x)", "regions", "region transitions",
-	    "side exits"};
+	    "code duplication (x)", "regions",
+	    "region transitions",   "side exits"};
 	enum { NPANEL = 6, W = 720, LABEL = 120, BAR = 16 };
 	uint32_t n = dbtp_regions_nsims(r);
 	unsigned ph = 28 + n * (BAR + 4), y = 10;
@@ -594,17 +600,17 @@ static int write_svg(const char *file, const dbtp_regions *r)
 				       ? 0
 				       : v[s] / max * (W - LABEL - 110);
 
-			fprintf(f,
-				"<text x=\"10\" y=\"%u\">%s</text>\n"
-				"<rect x=\"%d\" y=\"%u\" width=\"%.1f\" "
-				"height=\"%d\" fill=\"%s\"/>\n"
-				"<text x=\"%.1f\" y=\"%u\">",
-				y + 12, row_name(dbtp_regions_metrics(r, s), name),
-				LABEL, y, w, BAR,
-				dbtp_regions_metrics(r, s)->segmented
-				    ? "#d08c3c"
-				    : "#3c78b4",
-				LABEL + w + 6, y + 12);
+			fprintf(
+			    f,
+			    "<text x=\"10\" y=\"%u\">%s</text>\n"
+			    "<rect x=\"%d\" y=\"%u\" width=\"%.1f\" "
+			    "height=\"%d\" fill=\"%s\"/>\n"
+			    "<text x=\"%.1f\" y=\"%u\">",
+			    y + 12, row_name(dbtp_regions_metrics(r, s), name),
+			    LABEL, y, w, BAR,
+			    dbtp_regions_metrics(r, s)->segmented ? "#d08c3c"
+								  : "#3c78b4",
+			    LABEL + w + 6, y + 12);
 			if (isnan(v[s]))
 				fprintf(f, "n/a");
 			else
@@ -680,7 +686,7 @@ int cmd_regions(int argc, char **argv)
 			if (c == O_TTIN && !strcmp(optarg, "0"))
 				*lim = 0;
 			else if (parse_u32(optarg, lim) ||
-			    (c == O_LEIBUF && *lim > (1u << 24)))
+				 (c == O_LEIBUF && *lim > (1u << 24)))
 				goto bad_value;
 			continue;
 		}

@@ -183,8 +183,7 @@ int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 	}
 	if (!code || !len || !cs_disasm_iter(d->csd, &p, &n, &a, d->insnd))
 		return -1;
-	return d->ca == CS_ARCH_X86 ? kind_x86(d->insnd)
-				    : kind_arm64(d->insnd);
+	return d->ca == CS_ARCH_X86 ? kind_x86(d->insnd) : kind_arm64(d->insnd);
 }
 
 void dbtp_disasm_close(dbtp_disasm *d)

@@ -42,8 +42,8 @@ static uint32_t segment_of(const struct dbtp_regions_opts *o,
 static uint32_t find_main(const struct dbtp_regions_opts *o,
 			  const dbtp_trace *t)
 {
-	const char *main = o->main_file ? o->main_file
-					: dbtp_trace_get(t, "program");
+	const char *main =
+	    o->main_file ? o->main_file : dbtp_trace_get(t, "program");
 
 	for (uint32_t i = 1; main && i <= dbtp_trace_nfiles(t); i++)
 		if (!strcmp(dbtp_trace_file(t, i), main))
@@ -52,9 +52,9 @@ static uint32_t find_main(const struct dbtp_regions_opts *o,
 }
 
 /* Basic block (@addr, @n instructions): its index, created if new. */
-static int64_t bb_get(struct rcode *c, struct dbtp_u64map *map,
-		      uint32_t **next, const struct dbtp_block *b,
-		      uint64_t addr, uint32_t n, uint32_t off, uint64_t last)
+static int64_t bb_get(struct rcode *c, struct dbtp_u64map *map, uint32_t **next,
+		      const struct dbtp_block *b, uint64_t addr, uint32_t n,
+		      uint32_t off, uint64_t last)
 {
 	uint64_t *slot = dbtp_u64map_slot(map, addr);
 	uint32_t i;

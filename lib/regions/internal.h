@@ -49,7 +49,7 @@ struct rcfg {
 	uint32_t *first; /* per bb, first edge or NONE */
 	struct redge {
 		uint32_t to, next;
-	} *e;
+	} * e;
 	uint32_t ne, cap;
 };
 

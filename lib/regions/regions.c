@@ -187,8 +187,8 @@ int dbtp_regions_block(dbtp_regions *r, uint32_t thread, uint32_t id,
 	}
 	for (uint32_t k = c->tb_first[id]; k < c->tb_first[id + 1]; k++) {
 		uint32_t bb = c->tb_bbs[k], prev = r->prev[thread];
-		unsigned how = how_reached(prev == NONE ? NULL : &c->bb[prev],
-					   &c->bb[bb]);
+		unsigned how =
+		    how_reached(prev == NONE ? NULL : &c->bb[prev], &c->bb[bb]);
 
 		if (r->need_cfg && prev != NONE && cfg_add(r, prev, bb))
 			return nomem(err);

@@ -71,10 +71,10 @@ struct rsim {
 	uint32_t nedges, cap_edges;
 	struct region *reg;
 	uint32_t nreg, cap_reg;
-	uint32_t *entry;   /* per bb: entry node or NONE */
-	uint32_t *counter; /* per bb */
-	uint8_t *counted;  /* per bb: 1 once it had a counter */
-	uint8_t *busy;	   /* per bb: a thread records from it */
+	uint32_t *entry;	     /* per bb: entry node or NONE */
+	uint32_t *counter;	     /* per bb */
+	uint8_t *counted;	     /* per bb: 1 once it had a counter */
+	uint8_t *busy;		     /* per bb: a thread records from it */
 	struct dbtp_u64map exit_ctr; /* TT: node << 32 | bb -> count */
 	/* MRET2: per bb the first pass's path in pool, NONE if none */
 	uint32_t *first_path, *pool;
@@ -86,9 +86,12 @@ struct rsim {
 	/* LEF: region predecessor edges (node -> region), deduplicated */
 	struct pedge {
 		uint32_t from, to, next;
-	} *pe;
+	} * pe;
 	uint32_t npe, cap_pe;
 	struct dbtp_u64map pe_seen;
+	/* LEF: regions ending in a return not merged yet */
+	uint32_t *pending;
+	uint32_t npending, cap_pending;
 	/* searches (NETPlus, LEF) */
 	uint32_t *mark, *parent, *queue, stamp;
 	struct rthread *th;
@@ -293,7 +296,8 @@ static uint32_t search_back(struct rsim *s, uint32_t x, uint32_t head)
 			if (z == head) { /* found: unwind into scratch */
 				uint32_t n = 0;
 
-				for (uint32_t v = y; v != NONE; v = s->parent[v])
+				for (uint32_t v = y; v != NONE;
+				     v = s->parent[v])
 					n++;
 				for (uint32_t v = y, i = n; v != NONE;
 				     v = s->parent[v])
@@ -348,7 +352,8 @@ static uint32_t alive(const struct rsim *s, uint32_t r)
 
 /* LEF: @r ends in a return.  Merge the regions leading to it (backwards
  * over observed region transitions, breadth-first, at most lef_depth steps
- * and not past a region entered by a call) if they reach a function entry. */
+ * and not past a region entered by a call) if they reach a function entry.
+ * Returns 1 if it merged, 0 if not (yet), -1 when out of memory. */
 static int lef_merge(struct rsim *s, uint32_t r)
 {
 	uint32_t qh = 0, qt = 0, found = s->reg[r].by_call, keep;
@@ -433,6 +438,23 @@ static int lef_merge(struct rsim *s, uint32_t r)
 			s->reg[x].pred = NONE;
 		}
 	}
+	return 1;
+}
+
+/* LEF: the region transition graph grew; retry the pending merges. */
+static int lef_retry(struct rsim *s)
+{
+	for (uint32_t i = 0; i < s->npending;) {
+		uint32_t r = s->pending[i];
+		int m = s->reg[r].merged_into != NONE ? 1 : lef_merge(s, r);
+
+		if (m < 0)
+			return -1;
+		if (m)
+			s->pending[i] = s->pending[--s->npending];
+		else
+			i++;
+	}
 	return 0;
 }
 
@@ -455,7 +477,8 @@ static int end_path(struct rsim *s, struct rthread *t)
 		if (fp == NONE) { /* first pass: keep it, count again */
 			if (s->npool + n + 1 > s->cap_pool) {
 				size_t cap = 2 * (s->npool + n + 1);
-				uint32_t *p = realloc(s->pool, cap * sizeof(*p));
+				uint32_t *p =
+				    realloc(s->pool, cap * sizeof(*p));
 
 				if (!p)
 					return -1;
@@ -468,7 +491,8 @@ static int end_path(struct rsim *s, struct rthread *t)
 			s->npool += n;
 			return 0;
 		}
-		while (l < n && l < s->pool[fp] && s->pool[fp + 1 + l] == t->buf[l])
+		while (l < n && l < s->pool[fp] &&
+		       s->pool[fp + 1 + l] == t->buf[l])
 			l++;
 		s->first_path[head] = NONE;
 		n = l; /* >= 1: both start at the head */
@@ -479,8 +503,15 @@ static int end_path(struct rsim *s, struct rthread *t)
 	if (s->tech == DBTP_TECH_NETPLUS && netplus_extend(s, r))
 		return -1;
 	if (s->tech == DBTP_TECH_LEF &&
-	    bbof(s, t->buf[n - 1])->kind == DBTP_BR_RET)
-		return lef_merge(s, r);
+	    bbof(s, t->buf[n - 1])->kind == DBTP_BR_RET) {
+		int m = lef_merge(s, r);
+
+		if (m < 0 || (!m && grow((void **)&s->pending, &s->cap_pending,
+					 s->npending + 1, sizeof(*s->pending))))
+			return -1;
+		if (!m)
+			s->pending[s->npending++] = r;
+	}
 	return 0;
 }
 
@@ -503,17 +534,16 @@ static int end_tree(struct rsim *s, struct rthread *t)
 
 /* Thread @t records; @bb comes next.  Returns 1 if it joined the
  * recording, 0 if the recording ended (or was abandoned) before it. */
-static int record(struct rsim *s, struct rthread *t, uint32_t bb,
-		  unsigned how)
+static int record(struct rsim *s, struct rthread *t, uint32_t bb, unsigned how)
 {
 	const struct rbb *b = bbof(s, bb);
 	int seg_change = s->seg && b->seg != bbof(s, t->head)->seg;
 
 	if (t->rec == REC_TREE) {
-		uint64_t tree = t->attach == NONE
-				    ? 0
-				    : s->reg[s->nodes[t->attach].region]
-					  .static_insns;
+		uint64_t tree =
+		    t->attach == NONE
+			? 0
+			: s->reg[s->nodes[t->attach].region].static_insns;
 
 		if (bb == t->head)
 			return end_tree(s, t) ? -1 : 0;
@@ -579,8 +609,8 @@ static int lei_form(struct rsim *s, struct rthread *t, uint32_t bb,
 
 /* Thread @t arrives at @bb in the interpreter (after leaving node @from,
  * or NONE).  Returns 1 if a region with entry @bb was formed. */
-static int profile(struct rsim *s, struct rthread *t, uint32_t bb,
-		   unsigned how, uint32_t from)
+static int profile(struct rsim *s, struct rthread *t, uint32_t bb, unsigned how,
+		   uint32_t from)
 {
 	uint32_t c;
 
@@ -597,7 +627,8 @@ static int profile(struct rsim *s, struct rthread *t, uint32_t bb,
 
 			s->last_pos[bb] = t->pos + 1;
 			s->last_th[bb] = (uint32_t)(t - s->th);
-			if (lp && lt == (uint32_t)(t - s->th) && lp - 1 >= t->cut &&
+			if (lp && lt == (uint32_t)(t - s->th) &&
+			    lp - 1 >= t->cut &&
 			    t->pos - (lp - 1) <= s->p.lei_buffer &&
 			    bump(s, bb) >= s->hot) {
 				s->counter[bb] = 0;
@@ -659,13 +690,16 @@ static int enter(struct rsim *s, struct rthread *t, uint32_t bb, unsigned how,
 				return -1;
 			if (!*v) {
 				*v = 1;
-				if (grow((void **)&s->pe, &s->cap_pe, s->npe + 1,
-					 sizeof(*s->pe)))
+				if (grow((void **)&s->pe, &s->cap_pe,
+					 s->npe + 1, sizeof(*s->pe)))
 					return -1;
 				s->pe[s->npe].from = from;
 				s->pe[s->npe].to = k;
 				s->pe[s->npe].next = s->reg[r].pred;
 				s->reg[r].pred = s->npe++;
+				if (lef_retry(s))
+					return -1;
+				r = s->nodes[k].region; /* may have merged */
 			}
 		}
 	}
@@ -897,11 +931,13 @@ int rsim_finish(struct rsim *s, struct dbtp_region_metrics *m, dbtp_err *err)
 
 		cv->pct = pcts[c];
 		/* acc * 100 >= pct * insns, in integers */
-		while (k < s->nalive && acc * 100 < (uint64_t)cv->pct * m->insns) {
+		while (k < s->nalive &&
+		       acc * 100 < (uint64_t)cv->pct * m->insns) {
 			acc += s->reg[s->order[k]].insns;
 			k++;
 		}
-		cv->defined = m->insns && acc * 100 >= (uint64_t)cv->pct * m->insns;
+		cv->defined =
+		    m->insns && acc * 100 >= (uint64_t)cv->pct * m->insns;
 		if (cv->defined) {
 			cv->regions = k;
 			for (uint32_t i = 0; i < k; i++)
@@ -912,8 +948,7 @@ int rsim_finish(struct rsim *s, struct dbtp_region_metrics *m, dbtp_err *err)
 	return 0;
 }
 
-int rsim_region(const struct rsim *s, uint32_t i,
-		struct dbtp_region_info *info)
+int rsim_region(const struct rsim *s, uint32_t i, struct dbtp_region_info *info)
 {
 	const struct region *r;
 	const struct rbb *b;
@@ -972,6 +1007,7 @@ void rsim_free(struct rsim *s)
 	free(s->last_pos);
 	free(s->last_th);
 	free(s->pe);
+	free(s->pending);
 	free(s->mark);
 	free(s->parent);
 	free(s->queue);
