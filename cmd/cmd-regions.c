@@ -264,6 +264,12 @@ static const char *num(double v, char *buf)
 	return buf;
 }
 
+static const char *fmt6(double v, char *buf)
+{
+	sprintf(buf, "%.6f", v);
+	return buf;
+}
+
 static const char *cover(const struct dbtp_cover *c, char *buf)
 {
 	if (!c->defined)
@@ -473,7 +479,7 @@ static int write_regions(const char *file, const dbtp_trace *t,
 					name, i + 1, ri.entry, sym, ri.nodes,
 					ri.static_insns, ri.entries, ri.insns,
 					ri.completions,
-					isnan(cr) ? "" : num(cr, c),
+					isnan(cr) ? "" : fmt6(cr, c),
 					ri.side_exits);
 			else
 				fprintf(f,
