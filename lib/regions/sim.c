@@ -362,10 +362,12 @@ static int lef_merge(struct rsim *s, uint32_t r)
 		memset(s->mark, 0, s->c->nbb * sizeof(*s->mark));
 		s->stamp = 1;
 	}
-	/* queue[] holds regions here: each has an entry block of its own, so
-	 * there are at most nbb of them; parent[i] is queue[i]'s depth */
+	/* queue[] and mark[] hold regions here: each has an entry block of
+	 * its own, so there are at most nbb of them; parent[i] is queue[i]'s
+	 * depth */
 	s->queue[qt++] = r;
 	s->parent[0] = 0;
+	s->mark[r] = s->stamp;
 	while (qh < qt) {
 		uint32_t x = s->queue[qh], d = s->parent[qh];
 
@@ -375,13 +377,11 @@ static int lef_merge(struct rsim *s, uint32_t r)
 		for (uint32_t e = s->reg[x].pred; e != NONE;
 		     e = s->pe[e].next) {
 			uint32_t y = alive(s, s->nodes[s->pe[e].from].region);
-			int seen = 0;
 
-			for (uint32_t i = 0; i < qt && !seen; i++)
-				seen = s->queue[i] == y;
-			if (seen || qt >= s->c->nbb ||
+			if (s->mark[y] == s->stamp || qt >= s->c->nbb ||
 			    (s->seg && s->reg[y].seg != s->reg[r].seg))
 				continue;
+			s->mark[y] = s->stamp;
 			s->parent[qt] = d + 1;
 			s->queue[qt++] = y;
 			found |= s->reg[y].by_call;
