@@ -12,7 +12,8 @@
 # BENCH_OUT (default bench/out/regions/).
 #
 # Environment: BENCH_SCALE (small, the default here, or full),
-# BENCH_WORKLOADS (default "sha256 xz lua sqlite pigz"), BENCH_REPS (3).
+# BENCH_WORKLOADS (default "sha256 xz lua sqlite pigz"), BENCH_REPS (3),
+# BENCH_NO_TABLE=1 (speed only).
 
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -eu
@@ -39,16 +40,18 @@ bench_prepare "$SCALE" >&2
 # median of the numbers on stdin
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-# timed CMD... : "seconds maxrss_kb" of one run (stdout discarded)
+# timed CMD... : "wall_s maxrss_kb cpu_s" of one run (stdout discarded);
+# the commands are single-threaded, so on a quiet machine cpu = wall, and
+# on a busy one cpu (user + sys) is the fairer figure.
 timed() {
-	/usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$@" >/dev/null
-	cat "$OUT/time.txt"
+	/usr/bin/time -f "%e %M %U %S" -o "$OUT/time.txt" "$@" >/dev/null
+	awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$OUT/time.txt"
 }
 
-speed="| workload | instructions | trace MB | anchor: verify s |"
+speed="| workload | instructions | trace MB | anchor: verify s (cpu s) |"
 sep="|---|---:|---:|---:|"
 for t in $TECHS; do
-	speed="$speed $t s (M insns/s) |"
+	speed="$speed $t s (cpu s; M insns/cpu s) |"
 	sep="$sep---:|"
 done
 speed="$speed peak RSS MB (max) |"
@@ -64,21 +67,24 @@ for w in $WORKLOADS; do
 	fi
 	insns=$("$DBTPROF" stats --json --no-disasm --top 0 "$tr" | jq -r .instructions)
 	mb=$(awk -v b="$(stat -c %s "$tr")" 'BEGIN {printf "%.1f", b / 1048576}')
-	vt=$(for _ in $(seq "$REPS"); do timed "$DBTPROF" verify "$tr" | cut -d' ' -f1; done | median)
-	row="| $w | $insns | $mb | $vt |"
+	: >"$OUT/runs.txt"
+	for _ in $(seq "$REPS"); do timed "$DBTPROF" verify "$tr" >>"$OUT/runs.txt"; done
+	row="| $w | $insns | $mb | $(cut -d' ' -f1 "$OUT/runs.txt" | median) ($(cut -d' ' -f3 "$OUT/runs.txt" | median)) |"
 	rss=0
 	for t in $TECHS; do
 		echo "bench: $w $t" >&2
 		: >"$OUT/runs.txt"
 		for _ in $(seq "$REPS"); do timed "$DBTPROF" regions -t "$t" "$tr" >>"$OUT/runs.txt"; done
 		s=$(cut -d' ' -f1 "$OUT/runs.txt" | median)
+		u=$(cut -d' ' -f3 "$OUT/runs.txt" | median)
 		m=$(cut -d' ' -f2 "$OUT/runs.txt" | sort -n | tail -1)
 		[ "$m" -gt "$rss" ] && rss=$m
-		row="$row $s ($(awk -v i="$insns" -v s="$s" 'BEGIN {printf "%.0f", (s > 0 ? i / s / 1e6 : 0)}')) |"
+		row="$row $s ($u; $(awk -v i="$insns" -v s="$u" 'BEGIN {printf "%.0f", (s > 0 ? i / s / 1e6 : 0)}')) |"
 	done
 	echo "$row $(awk -v k="$rss" 'BEGIN {printf "%.1f", k / 1024}') |"
-	"$DBTPROF" regions --segment --csv "$tr" >"$OUT/$w.csv"
+	[ -n "${BENCH_NO_TABLE:-}" ] || "$DBTPROF" regions --segment --csv "$tr" >"$OUT/$w.csv"
 done
+[ -z "${BENCH_NO_TABLE:-}" ] || exit 0
 
 echo
 echo "| workload | technique | regions | coverage % | 70% / 80% / 90% cover | completion % | duplication | dyn. size | static size | transitions | side exits | counters |"

@@ -51,7 +51,8 @@ static const char usage_text[] =
     "                       shorter interval\n"
     "  -q, --quiet          no summary on stderr\n"
     "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
-    "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
+    "  --keep-env, -e VAR=VAL, --match-native, --plugin PATH (see dbtprof\n"
+    "  record --help)\n"
     "  -h, --help           this text\n";
 
 static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
@@ -193,6 +194,7 @@ int cmd_bbv(int argc, char **argv)
 	    {"sysroot", required_argument, NULL, 'L'},
 	    {"keep-env", no_argument, NULL, 'K'},
 	    {"env", required_argument, NULL, 'e'},
+	    {"match-native", no_argument, NULL, 'M'},
 	    {"plugin", required_argument, NULL, 'P'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},

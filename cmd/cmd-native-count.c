@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "dbtp/native.h"
+#include "dbtp/run.h"
 
 static const char usage_text[] =
     "usage: dbtprof native-count [OPTIONS] -- PROGRAM [ARGS...]\n"
@@ -45,8 +46,13 @@ static const char usage_text[] =
     "      --rep-per-instruction  count it once, as hardware counters and\n"
     "                             Valgrind do\n"
     "      --keep-env             pass your environment, not the fixed one\n"
+    "  -e, --env VAR=VAL          set an environment variable (repeatable)\n"
+    "      --match-qemu           run as `record --match-native` runs under\n"
+    "                             QEMU 7.2: no vDSO, and GLIBC_TUNABLES\n"
+    "                             masking the host features QEMU lacks\n"
     "      --argv0 NAME           the program's argv[0] (default: base name)\n"
     "      --aslr                 leave address randomisation on\n"
+    "      --no-vdso              hide the vDSO from the program\n"
     "  -h, --help                 this text\n";
 
 static pid_t child_pid = -1;
@@ -195,7 +201,9 @@ int cmd_native_count(int argc, char **argv)
 		O_REP_INSN,
 		O_KEEP_ENV,
 		O_ARGV0,
-		O_ASLR
+		O_ASLR,
+		O_NO_VDSO,
+		O_MATCH
 	};
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
@@ -207,10 +215,15 @@ int cmd_native_count(int argc, char **argv)
 	    {"keep-env", no_argument, NULL, O_KEEP_ENV},
 	    {"argv0", required_argument, NULL, O_ARGV0},
 	    {"aslr", no_argument, NULL, O_ASLR},
+	    {"no-vdso", no_argument, NULL, O_NO_VDSO},
+	    {"match-qemu", no_argument, NULL, O_MATCH},
+	    {"env", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	struct dbtp_native_opts o = {0};
+	static const char *envs[256];
+	size_t nenv = 0;
 	struct dbtp_native_result res;
 	dbtp_native_bbv *bbv = NULL;
 	dbtp_err err = {0};
@@ -222,7 +235,7 @@ int cmd_native_count(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ho:e:", opts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON:
 			json = 1;
@@ -254,6 +267,24 @@ int cmd_native_count(int argc, char **argv)
 			break;
 		case O_ASLR:
 			o.aslr = 1;
+			break;
+		case O_NO_VDSO:
+			o.no_vdso = 1;
+			break;
+		case O_MATCH:
+			o.no_vdso = 1;
+			optarg = DBTP_MATCH_TUNABLES;
+			/* fall through */
+		case 'e':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return usage_error("native-count",
+						   "--env wants VAR=VALUE, not "
+						   "'%s'",
+						   optarg);
+			if (nenv == sizeof(envs) / sizeof(*envs))
+				return usage_error("native-count",
+						   "too many --env");
+			envs[nenv++] = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -309,6 +340,8 @@ int cmd_native_count(int argc, char **argv)
 	}
 	o.on_start = on_start;
 	o.on_progress = on_progress;
+	o.env = envs;
+	o.nenv = nenv;
 
 	signal(SIGINT, SIG_IGN); /* the terminal sends it to the program too */
 	signal(SIGQUIT, SIG_IGN);

@@ -50,6 +50,10 @@ static const char usage_text[] =
     "      --argv0 NAME    the guest's argv[0] (default: base name)\n"
     "      --keep-env      pass your environment instead of the fixed one\n"
     "  -e, --env VAR=VAL   set a guest environment variable (repeatable)\n"
+    "      --match-native  x86-64: make the run pick the code a native run\n"
+    "                      does (`native-count --match-qemu`): -cpu max\n"
+    "                      (unless --cpu) and GLIBC_TUNABLES masking the\n"
+    "                      host features QEMU lacks (doc/dbtprof-record.md)\n"
     "      --seed N        QEMU random seed (default 1)\n"
     "      --aslr          leave host address randomisation on\n"
     "      --chunk WORDS   events per thread chunk (default 65536)\n"
@@ -113,6 +117,7 @@ int cmd_record(int argc, char **argv)
 	    {"argv0", required_argument, NULL, '0'},
 	    {"keep-env", no_argument, NULL, 'K'},
 	    {"env", required_argument, NULL, 'e'},
+	    {"match-native", no_argument, NULL, 'M'},
 	    {"seed", required_argument, NULL, 'S'},
 	    {"aslr", no_argument, NULL, 'A'},
 	    {"chunk", required_argument, NULL, 'c'},

@@ -44,7 +44,8 @@ struct dbtp_run_opts;
 /**
  * run_option() - apply one of the options shared by the commands that run
  * a program under QEMU: Q --qemu, C --cpu, L --sysroot, K --keep-env,
- * e --env VAR=VAL (appended to o->env, which the caller frees), P --plugin.
+ * e --env VAR=VAL (appended to o->env, which the caller frees), P --plugin,
+ * M --match-native (-cpu max unless --cpu, and DBTP_MATCH_TUNABLES).
  * Returns 1 if @c was one of them, 0 if not, -1 after a usage error
  * message (exit with EXIT_USAGE).
  */

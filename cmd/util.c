@@ -132,6 +132,12 @@ int run_option(const char *cmd, int c, const char *arg, struct dbtp_run_opts *o)
 	case 'P':
 		o->plugin = arg;
 		return 1;
+	case 'M': /* --match-native: the CPU view and glibc tunables that
+		   * make QEMU and native runs pick the same code */
+		if (!o->cpu)
+			o->cpu = "max";
+		arg = DBTP_MATCH_TUNABLES;
+		/* fall through */
 	case 'e':
 		if (!strchr(arg, '=') || arg[0] == '=') {
 			usage_error(cmd, "--env wants VAR=VALUE, not '%s'",

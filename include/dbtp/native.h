@@ -67,9 +67,12 @@ struct dbtp_native_insn {
  * @argv0: the program's argv[0]; default its base name.
  * @keep_env: pass the caller's environment instead of the fixed one
  *            (PATH=/usr/local/bin:/usr/bin:/bin, LC_ALL=C, as dbtp_run).
+ * @env: extra VAR=VALUE strings, @nenv of them (as dbtp_run_env()).
  * @aslr: 1 leaves address-space randomisation on (default off).
  * @rep_per_instruction: count a rep string instruction once, not once per
  *            iteration.
+ * @no_vdso: hide the vDSO from the program (its auxiliary vector entry
+ *            becomes AT_IGNORE), as QEMU 7.2 user mode offers none.
  * @decode: decode instruction lengths even without @on_block (gives
  *            dbtp_native_insn.len to @on_insn).
  * @on_start: called once the program has been exec'ed and stopped, with its
@@ -90,8 +93,11 @@ struct dbtp_native_insn {
 struct dbtp_native_opts {
 	const char *argv0;
 	int keep_env;
+	const char *const *env;
+	size_t nenv;
 	int aslr;
 	int rep_per_instruction;
+	int no_vdso;
 	int decode;
 	void (*on_start)(void *ctx, pid_t pid);
 	int (*on_insn)(void *ctx, const struct dbtp_native_insn *in,

@@ -33,6 +33,27 @@
  * @aslr: 1 leaves host address-space randomisation on (default off).
  * @plugin_args: more comma-separated plugin arguments (e.g. "interval=N").
  */
+/**
+ * DBTP_MATCH_TUNABLES - the glibc tunable that makes a native x86-64 run
+ * and a `qemu-x86_64 -cpu max` run (QEMU 7.2) of a program pick the same
+ * code: it masks the host CPU features QEMU cannot offer that glibc
+ * consults (AVX-512 for IFUNCs, XSAVEC for the lazy-binding trampoline,
+ * HTT for the cache sizes behind memcpy's strategy).  Given to both runs
+ * so their environments are byte for byte the same.
+ */
+#define DBTP_MATCH_TUNABLES                                                    \
+	"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512CD,-AVX512BW,"        \
+	"-AVX512DQ,-AVX512VL,-XSAVEC,-HTT"
+
+/**
+ * dbtp_run_env() - the environment a run gets: the fixed one (PATH, LC_ALL)
+ * or, with @keep_env, the caller's, then the @n VAR=VALUE strings @extra
+ * (one replaces a variable already there, in place).  NULL-terminated;
+ * NULL when out of memory.  Free with dbtp_run_env_free().
+ */
+char **dbtp_run_env(int keep_env, const char *const *extra, size_t n);
+void dbtp_run_env_free(char **env);
+
 struct dbtp_run_opts {
 	const char *qemu, *cpu, *sysroot, *plugin, *argv0, *mode;
 	int keep_env;

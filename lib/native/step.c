@@ -26,8 +26,6 @@
 #include "dbtp/run.h"
 #include "util/buf.h"
 
-extern char **environ;
-
 static int nomem(dbtp_err *err)
 {
 	return dbtp_err_set(err, ENOMEM, "out of memory");
@@ -82,13 +80,6 @@ int dbtp_native_run(struct dbtp_native_result *res,
 }
 
 #else
-
-/* The environment a program gets unless keep_env: as lib/run/run.c. */
-static const char *const fixed_env[] = {
-    "PATH=/usr/local/bin:/usr/bin:/bin",
-    "LC_ALL=C",
-    NULL,
-};
 
 #define NO_PARENT UINT32_MAX
 
@@ -598,6 +589,48 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * Turn the AT_SYSINFO_EHDR entry of the stopped program's auxiliary vector
+ * into AT_IGNORE, so its dynamic loader sets up no vDSO, as under QEMU
+ * user mode (7.2 maps none).  The initial stack is argc, argv[], NULL,
+ * envp[], NULL, then (type, value) pairs up to AT_NULL.
+ */
+static int hide_vdso(pid_t pid, dbtp_err *err)
+{
+	struct user_regs_struct regs;
+	uint64_t sp, argc, nul = 0;
+	long v;
+
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		return dbtp_err_set(err, errno, "ptrace(GETREGS): %s",
+				    strerror(errno));
+	sp = regs.rsp;
+	errno = 0;
+	argc = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+	sp += 8 * (argc + 2); /* argc, argv[], NULL */
+	for (int i = 0; i < 1 << 20 && !errno; i++, sp += 8) {
+		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+		if (!errno && v == 0 && nul++ == 0)
+			break; /* end of envp */
+	}
+	for (int i = 0; i < 256 && !errno; i++) {
+		sp += 8;
+		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+		if (errno || v == 0 /* AT_NULL */)
+			break;
+		if (v == 33 /* AT_SYSINFO_EHDR */ &&
+		    ptrace(PTRACE_POKEDATA, pid, (void *)sp,
+			   (void *)1 /* AT_IGNORE */))
+			break;
+		sp += 8;
+	}
+	if (errno)
+		return dbtp_err_set(err, errno,
+				    "reading the auxiliary vector: %s",
+				    strerror(errno));
+	return 0;
+}
+
 int dbtp_native_run(struct dbtp_native_result *res,
 		    const struct dbtp_native_opts *o, char *const argv[],
 		    dbtp_err *err)
@@ -606,7 +639,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	struct run r = {0};
 	enum dbtp_arch arch;
 	int dynamic, p[2], msg[2], st, rc = -1;
-	char **cargv = NULL;
+	char **cargv = NULL, **envp = NULL;
 	const char *base;
 	size_t argc = 0;
 	ssize_t n;
@@ -645,7 +678,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	while (argv[argc])
 		argc++;
 	cargv = calloc(argc + 1, sizeof(*cargv));
-	if (!res->argv0 || !cargv) {
+	envp = dbtp_run_env(o->keep_env, o->env, o->nenv);
+	if (!res->argv0 || !cargv || !envp) {
 		nomem(err);
 		goto out;
 	}
@@ -667,9 +701,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	}
 	if (r.pid == 0) {
 		close(p[0]);
-		child(res->program, cargv,
-		      o->keep_env ? environ : (char *const *)fixed_env, o->aslr,
-		      p[1]);
+		child(res->program, cargv, envp, o->aslr, p[1]);
 	}
 	close(p[1]);
 	do {
@@ -715,6 +747,10 @@ int dbtp_native_run(struct dbtp_native_result *res,
 		kill_all(&r);
 		goto out;
 	}
+	if (o->no_vdso && hide_vdso(r.pid, err)) {
+		kill_all(&r);
+		goto out;
+	}
 	if (o->on_start)
 		o->on_start(o->ctx, r.pid);
 	if (!add_thread(&r, r.pid, 0) ||
@@ -727,6 +763,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	rc = 0;
 out:
 	free(cargv);
+	dbtp_run_env_free(envp);
 	free(r.th);
 	free(r.lc.k);
 	free(r.lc.v);

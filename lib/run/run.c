@@ -93,6 +93,59 @@ static void strv_free(char **v)
 	free(v);
 }
 
+char **dbtp_run_env(int keep_env, const char *const *extra, size_t n)
+{
+	struct strv env = {0};
+
+	if (keep_env)
+		for (char **e = environ; *e; e++)
+			strv_add(&env, *e);
+	else
+		for (size_t i = 0; i < sizeof(fixed_env) / sizeof(*fixed_env);
+		     i++)
+			strv_add(&env, fixed_env[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t klen = strcspn(extra[i], "=");
+		size_t k = 0;
+
+		while (k < env.n && strncmp(env.v[k], extra[i], klen + 1))
+			k++;
+		if (k == env.n) {
+			strv_add(&env, extra[i]);
+		} else { /* replace, keep the order */
+			free(env.v[k]);
+			if (!(env.v[k] = strdup(extra[i])))
+				env.nomem = 1;
+		}
+	}
+	if (!env.nomem && !env.v)
+		env.v = calloc(1, sizeof(*env.v));
+	if (env.nomem || !env.v) {
+		strv_free(env.v);
+		return NULL;
+	}
+	return env.v;
+}
+
+void dbtp_run_env_free(char **env)
+{
+	strv_free(env);
+}
+
+static void reverse(char **v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	for (size_t i = 0; i < n / 2; i++) {
+		char *x = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = x;
+	}
+}
+
 /* First line of `qemu --version`, or "unknown". */
 static char *qemu_version_of(const char *qemu)
 {
@@ -213,27 +266,8 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 	base = strrchr(r->program, '/');
 
 	/* The guest's environment. */
-	if (o->keep_env)
-		for (char **e = environ; *e; e++)
-			strv_add(&env, *e);
-	else
-		for (size_t i = 0; i < sizeof(fixed_env) / sizeof(*fixed_env);
-		     i++)
-			strv_add(&env, fixed_env[i]);
-	for (size_t i = 0; i < o->nenv; i++) {
-		size_t klen = strcspn(o->env[i], "=");
-
-		for (size_t k = 0; k < env.n; k++) /* replace, keep order */
-			if (!strncmp(env.v[k], o->env[i], klen + 1)) {
-				free(env.v[k]);
-				env.v[k] = strdup(o->env[i]);
-				if (!env.v[k])
-					env.nomem = 1;
-				goto next_env;
-			}
-		strv_add(&env, o->env[i]);
-	next_env:;
-	}
+	env.v = dbtp_run_env(o->keep_env, o->env, o->nenv);
+	env.nomem = !env.v;
 
 	/* QEMU's command line. */
 	strv_add(&qa, r->qemu);
@@ -294,6 +328,11 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 			goto child_fail;
 		if (!o->aslr)
 			personality(ADDR_NO_RANDOMIZE);
+		/* QEMU hands its environment to the guest in reverse order
+		 * (linux-user builds a list by prepending): reverse it here,
+		 * in the child's copy, so the guest sees r->envp's order, as a
+		 * native run of the program would. */
+		reverse(r->envp);
 		execve(r->qemu, r->qemu_argv, r->envp);
 	child_fail:
 		child_errno = errno;

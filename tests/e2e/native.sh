@@ -159,6 +159,26 @@ if command -v strace >/dev/null; then
 	contains "ptrace denied" "ptrace is not permitted here" "$msg"
 	eq "ptrace denied one line" 1 "$(echo "$msg" | wc -l)"
 fi
+# --- matched runs ------------------------------------------------------------
+# The presets give a native run and a QEMU run the same process state: the
+# same argv[0] and environment (GLIBC_TUNABLES included) and no vDSO
+# (QEMU 7.2 maps none).  By default native has one and QEMU has not.
+E=$G/c/envdump
+nat=$(nc --report /dev/null -- "$E")
+qem=$("$DBTPROF" record -q -o "$T/e.trace" -- "$E")
+contains "native default: a vDSO" "vdso=yes" "$nat"
+contains "qemu: no vDSO" "vdso=no" "$qem"
+nat=$(nc --match-qemu --report /dev/null -- "$E")
+qem=$("$DBTPROF" record -q --match-native -o "$T/e.trace" -- "$E")
+eq "matched: same state" "$nat" "$qem"
+contains "matched: no vDSO" "vdso=no" "$nat"
+contains "matched: tunables" "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F," "$nat"
+eq "match-native: cpu max" max "$(js "$T/e.trace" .cpu)"
+"$DBTPROF" record -q --match-native --cpu qemu64 -o "$T/e.trace" -- "$E" >/dev/null
+eq "--cpu after --match-native wins" qemu64 "$(js "$T/e.trace" .cpu)"
+contains "--no-vdso alone" "vdso=no" "$(nc --no-vdso --report /dev/null -- "$E")"
+contains "-e" "X=1" "$(nc -e X=1 --report /dev/null -- "$E")"
+eq "-e without =" 2 "$(status nc -e X -- "$E")"
 eq "interval without -o" 2 "$(status nc --interval 5 -- "$X/loop")"
 eq "-o without interval" 2 "$(status nc -o "$T/x.bb" -- "$X/loop")"
 eq "interval 0" 2 "$(status nc --interval 0 -o "$T/x.bb" -- "$X/loop")"
