@@ -627,8 +627,8 @@ static int profile(struct rsim *s, struct rthread *t, uint32_t bb, unsigned how,
 
 			s->last_pos[bb] = t->pos + 1;
 			s->last_th[bb] = (uint32_t)(t - s->th);
-			if (lp && lt == (uint32_t)(t - s->th) &&
-			    lp - 1 >= t->cut &&
+			if ((how & TR_BACKWARD) && lp &&
+			    lt == (uint32_t)(t - s->th) && lp - 1 >= t->cut &&
 			    t->pos - (lp - 1) <= s->p.lei_buffer &&
 			    bump(s, bb) >= s->hot) {
 				s->counter[bb] = 0;
