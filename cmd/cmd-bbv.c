@@ -91,17 +91,24 @@ static int write_outputs(dbtp_bbvgen *g, const dbtp_trace *t, const char *out,
 		char line[1024];
 		int n;
 
+		const struct dbtp_block *blk;
+		char foff[24] = "-";
+
 		dbtp_bbvgen_bb(g, id, &addr, &ninsns, &tb, &off);
-		dbtp_symbolize(cache, t, dbtp_trace_block(t, tb), off, &sym);
+		blk = dbtp_trace_block(t, tb);
+		dbtp_symbolize(cache, t, blk, off, &sym);
+		if (blk->file)
+			snprintf(foff, sizeof(foff), "0x%" PRIx64,
+				 blk->offset + off);
+		n = snprintf(line, sizeof(line), "%u 0x%" PRIx64 " %u ", id,
+			     addr, ninsns);
 		if (sym.name)
-			n = snprintf(
-			    line, sizeof(line),
-			    "%u 0x%" PRIx64 " %u %s+0x%" PRIx64 " %s\n", id,
-			    addr, ninsns, sym.name, sym.delta, sym.file);
+			n += snprintf(line + n, sizeof(line) - (size_t)n,
+				      "%s+0x%" PRIx64 " ", sym.name, sym.delta);
 		else
-			n = snprintf(line, sizeof(line),
-				     "%u 0x%" PRIx64 " %u - %s\n", id, addr,
-				     ninsns, sym.file ? sym.file : "-");
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "- ");
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s %s\n",
+			      sym.file ? sym.file : "-", foff);
 		if (n < 0 || dbtp_buf_reserve(&b, (size_t)n + 1)) {
 			error("out of memory");
 			goto out;

@@ -466,32 +466,101 @@ static int kc_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* id -> address from PATH.map ("id address ..." lines); NULL if none. */
-static uint64_t *read_map(const char *path, uint32_t max_id)
+/* Mapped files named by the .map files of both sides, for keys. */
+struct files {
+	char **name;
+	uint32_t n;
+};
+
+#define ANON_KEY (1ull << 63) /* | address: a block in no file */
+#define FILE_SHIFT 40	      /* file index + 1 above a 40-bit offset */
+
+static uint64_t file_key(struct files *fs, const char *name, uint64_t off)
 {
-	char mp[4096], line[2048];
-	uint64_t *addr;
+	uint32_t i = 0;
+	char **nn;
+
+	while (i < fs->n && strcmp(fs->name[i], name))
+		i++;
+	if (i == fs->n) {
+		nn = realloc(fs->name, (fs->n + 1) * sizeof(*nn));
+		if (!nn)
+			return 0;
+		fs->name = nn;
+		if (!(fs->name[fs->n] = strdup(name)))
+			return 0;
+		fs->n++;
+	}
+	if (off >> FILE_SHIFT || i + 1 >= 1u << 22)
+		return 0;
+	return (uint64_t)(i + 1) << FILE_SHIFT | off;
+}
+
+/*
+ * From PATH.map ("id address instructions function file offset" lines, or
+ * "id address"): id -> address in *@addr, and id -> a key naming the block
+ * by mapped file and offset in *@fkey (ANON_KEY | address outside files),
+ * NULL unless every line has them.  Both NULL if there is no usable map.
+ */
+static void read_map(const char *path, uint32_t max_id, struct files *fs,
+		     uint64_t **addr, uint64_t **fkey)
+{
+	char mp[4096], line[2048], file[2048], offs[64];
 	FILE *f;
 
+	*addr = *fkey = NULL;
 	snprintf(mp, sizeof(mp), "%s.map", path);
 	f = fopen(mp, "r");
 	if (!f)
-		return NULL;
-	addr = calloc((size_t)max_id + 1, sizeof(*addr));
-	while (addr && fgets(line, sizeof(line), f)) {
-		unsigned long long id, a;
+		return;
+	*addr = calloc((size_t)max_id + 1, sizeof(**addr));
+	*fkey = calloc((size_t)max_id + 1, sizeof(**fkey));
+	while (*addr && fgets(line, sizeof(line), f)) {
+		unsigned long long id, a, off;
 
-		if (sscanf(line, "%llu %llx", &id, &a) == 2 && id >= 1 &&
-		    id <= max_id)
-			addr[id] = a;
+		if (sscanf(line, "%llu %llx", &id, &a) != 2 || id < 1 ||
+		    id > max_id)
+			continue;
+		(*addr)[id] = a;
+		if (*fkey && sscanf(line, "%*u %*s %*s %*s %2047s %63s", file,
+				    offs) == 2) {
+			if (!strcmp(file, "-"))
+				(*fkey)[id] = ANON_KEY | a;
+			else if (sscanf(offs, "%llx", &off) == 1)
+				(*fkey)[id] = file_key(fs, file, off);
+		}
 	}
 	fclose(f);
-	for (uint32_t id = 1; addr && id <= max_id; id++)
-		if (!addr[id]) { /* incomplete map: compare by id */
-			free(addr);
-			return NULL;
+	for (uint32_t id = 1; *addr && id <= max_id; id++) {
+		if (!(*addr)[id]) { /* incomplete map: compare by id */
+			free(*addr);
+			*addr = NULL;
 		}
-	return addr;
+		if (*fkey && !(*fkey)[id]) {
+			free(*fkey);
+			*fkey = NULL;
+		}
+	}
+	if (!*addr) {
+		free(*fkey);
+		*fkey = NULL;
+	}
+}
+
+/* Print a block key as the mode that made it. */
+static void key_text(const struct files *fs, int by, uint64_t key, char *buf,
+		     size_t n)
+{
+	if (by == 2 && key & ANON_KEY)
+		snprintf(buf, n, "0x%" PRIx64, (uint64_t)(key & ~ANON_KEY));
+	else if (by == 2)
+		snprintf(buf, n, "%s+0x%" PRIx64,
+			 dbtp_basename(fs->name[(key >> FILE_SHIFT) - 1]),
+			 (uint64_t)(key & ((1ull << FILE_SHIFT) - 1)));
+	else if (by == 1)
+		snprintf(buf, n, "0x%" PRIx64, key);
+	else
+		snprintf(buf, n, "id %" PRIu64, key);
 }
 
 /* Interval @i of @v as (key, count) sorted by key, merged per key. */
@@ -543,27 +612,37 @@ static uint64_t bbv_total(const struct dbtp_bbv *v)
 
 static int compare_bbv(const char *pa, const char *pb, int json)
 {
+	static const char *const by_name[] = {"id", "address", "file offset"};
 	struct dbtp_bbv v[2];
-	uint64_t *map[2] = {NULL, NULL};
+	uint64_t *map[2] = {NULL, NULL}, *fmap[2] = {NULL, NULL};
+	struct files fs = {0};
+	char kt[2][2048];
 	struct kc *ka = NULL, *kb = NULL;
 	struct kdiff *d = NULL;
 	size_t nd = 0, first = SIZE_MAX, width = 1;
 	uint64_t ia = 0, ib = 0;
 	dbtp_err err = {0};
-	int rc = CMP_ERROR, by_addr;
+	int rc = CMP_ERROR, by;
 
 	memset(v, 0, sizeof(v));
 	if (dbtp_bbv_read(pa, &v[0], &err) || dbtp_bbv_read(pb, &v[1], &err)) {
 		error("compare: %s", err.msg);
 		goto out;
 	}
-	map[0] = read_map(pa, v[0].max_id);
-	map[1] = read_map(pb, v[1].max_id);
-	by_addr = map[0] && map[1];
-	if (!by_addr) {
-		free(map[0]);
-		free(map[1]);
-		map[0] = map[1] = NULL;
+	read_map(pa, v[0].max_id, &fs, &map[0], &fmap[0]);
+	read_map(pb, v[1].max_id, &fs, &map[1], &fmap[1]);
+	/* Same code at other addresses (native vs QEMU) still matches by
+	 * file and offset; else by address; else by id. */
+	by = fmap[0] && fmap[1] ? 2 : map[0] && map[1] ? 1 : 0;
+	for (int k = 0; k < 2; k++) {
+		uint64_t *keep = by == 2 ? fmap[k] : by == 1 ? map[k] : NULL;
+
+		if (keep != map[k])
+			free(map[k]);
+		if (keep != fmap[k])
+			free(fmap[k]);
+		map[k] = keep;
+		fmap[k] = NULL;
 	}
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < v[k].n; i++)
@@ -617,7 +696,7 @@ static int compare_bbv(const char *pa, const char *pb, int json)
 		json_str(&j, "a", pa);
 		json_str(&j, "b", pb);
 		json_str(&j, "kind", "bbv");
-		json_str(&j, "matched_by", by_addr ? "address" : "id");
+		json_str(&j, "matched_by", by_name[by]);
 		json_u64(&j, "intervals_a", v[0].n);
 		json_u64(&j, "intervals_b", v[1].n);
 		json_u64(&j, "instructions_a", bbv_total(&v[0]));
@@ -628,7 +707,11 @@ static int compare_bbv(const char *pa, const char *pb, int json)
 			json_arr(&j, "differences");
 			for (size_t q = 0; q < nd && q < 10; q++) {
 				json_obj(&j, NULL);
-				if (by_addr)
+				key_text(&fs, by, d[q].key, kt[0],
+					 sizeof(kt[0]));
+				if (by == 2)
+					json_str(&j, "block", kt[0]);
+				else if (by == 1)
 					json_hex(&j, "address", d[q].key);
 				else
 					json_u64(&j, "id", d[q].key);
@@ -648,7 +731,9 @@ static int compare_bbv(const char *pa, const char *pb, int json)
 		       pb, v[1].n, fmt_u64(bbv_total(&v[1]), n2),
 		       (int64_t)(bbv_total(&v[1]) - bbv_total(&v[0])));
 		printf("blocks matched by %s\n",
-		       by_addr ? "address (.map files)" : "id (no .map files)");
+		       by == 2	 ? "file and offset (.map files)"
+		       : by == 1 ? "address (.map files)"
+				 : "id (no .map files)");
 		if (first == SIZE_MAX) {
 			printf("identical vectors\n");
 		} else if (!nd) {
@@ -660,10 +745,9 @@ static int compare_bbv(const char *pa, const char *pb, int json)
 			       "instructions):\n",
 			       first, fmt_u64(ia, n1), fmt_u64(ib, n2));
 			for (size_t q = 0; q < nd && q < 10; q++) {
-				if (by_addr)
-					printf("  0x%-14" PRIx64, d[q].key);
-				else
-					printf("  id %-13" PRIu64, d[q].key);
+				key_text(&fs, by, d[q].key, kt[1],
+					 sizeof(kt[1]));
+				printf("  %-16s", kt[1]);
 				printf(" A %12" PRIu64 "  B %12" PRIu64 "\n",
 				       d[q].a, d[q].b);
 			}
@@ -676,6 +760,9 @@ out:
 	free(d);
 	free(map[0]);
 	free(map[1]);
+	for (uint32_t k = 0; k < fs.n; k++)
+		free(fs.name[k]);
+	free(fs.name);
 	dbtp_bbv_free(&v[0]);
 	dbtp_bbv_free(&v[1]);
 	return rc;

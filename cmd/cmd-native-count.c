@@ -361,7 +361,8 @@ int cmd_native_count(int argc, char **argv)
 	else
 		ret = 128 + WTERMSIG(res.status);
 	if (bbv) {
-		int bad = dbtp_native_bbv_write(bbv, bbf, mapf, bb, &err);
+		int bad =
+		    dbtp_native_bbv_write(bbv, bbf, mapf, res.maps, bb, &err);
 
 		if (fclose(bbf) && !bad) {
 			bad = 1;

@@ -140,6 +140,7 @@ struct dbtp_native_thread {
  */
 struct dbtp_native_result {
 	char *program, *argv0;
+	char *maps; /* /proc/PID/maps as the first thread ended, or NULL */
 	int status;
 	uint64_t insns, steps, exit_insns, exec_insns, rep_folded, signals;
 	double seconds;
@@ -196,12 +197,15 @@ int dbtp_native_bbv_block(void *bbv, uint32_t thread, uint64_t entry,
  * write the vectors: to @bb one line per interval, "T" then ":ID:COUNT "
  * per block (ids ascending, COUNT = instructions of that block in the
  * interval), thread 0's intervals first; to @map (may be NULL) one line per
- * block, "ID 0xADDRESS".  @name is used in error messages.
+ * block in the columns of `dbtprof bbv`'s map, "ID 0xADDRESS - - FILE
+ * 0xOFFSET": the mapped file holding the block and the block's offset in
+ * it, found in @maps (the program's /proc/PID/maps text, see
+ * dbtp_native_result), "-" where none.  @name is used in error messages.
  *
  * Return: 0, or -1 on a write error or out of memory.
  */
 int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
-			  const char *name, dbtp_err *err);
+			  const char *maps, const char *name, dbtp_err *err);
 
 /** Intervals written (after dbtp_native_bbv_write()), distinct blocks. */
 uint64_t dbtp_native_bbv_nintervals(const dbtp_native_bbv *b);

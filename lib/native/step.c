@@ -63,6 +63,7 @@ void dbtp_native_result_free(struct dbtp_native_result *res)
 	free(res->program);
 	free(res->argv0);
 	free(res->threads);
+	free(res->maps);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -410,6 +411,37 @@ static int on_sigtrap(struct run *r, struct nthread *t)
 	return resume(r, t, SIGTRAP); /* sent by someone: the program's */
 }
 
+/* /proc/@pid/maps as a string (NULL if unreadable: BBV maps lose files). */
+static char *read_maps(pid_t pid)
+{
+	char path[64];
+	struct dbtp_buf b = {0};
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (dbtp_buf_reserve(&b, b.len + 4097)) {
+			n = -1;
+			break;
+		}
+		n = read(fd, b.p + b.len, 4096);
+		if (n <= 0)
+			break;
+		b.len += (size_t)n;
+	}
+	close(fd);
+	if (n < 0) {
+		dbtp_buf_free(&b);
+		return NULL;
+	}
+	b.p[b.len] = 0;
+	return (char *)b.p;
+}
+
 static int on_event(struct run *r, struct nthread *t, int ev)
 {
 	unsigned long msg = 0;
@@ -459,6 +491,8 @@ static int on_event(struct run *r, struct nthread *t, int ev)
 		}
 		if (r->o->on_block && flush_block(r, t))
 			return -1;
+		if (t->tid == r->pid && !r->res->maps)
+			r->res->maps = read_maps(t->tid);
 		if (ptrace(PTRACE_CONT, t->tid, NULL, NULL) && errno != ESRCH)
 			return dbtp_err_set(r->err, errno, "ptrace(CONT): %s",
 					    strerror(errno));
@@ -936,8 +970,31 @@ static int pair_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* The file and file offset of @addr according to @maps. */
+static int map_file(const char *maps, uint64_t addr, const char **path,
+		    size_t *plen, uint64_t *off)
+{
+	for (const char *l = maps; l && *l;) {
+		const char *nl = strchr(l, '\n'), *p;
+		unsigned long long lo, hi, fo;
+		int n = 0;
+
+		if (sscanf(l, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &fo,
+			   &n) == 3 &&
+		    n && addr >= lo && addr < hi && l[n] == '/') {
+			p = l + n;
+			*path = p;
+			*plen = nl ? (size_t)(nl - p) : strlen(p);
+			*off = addr - lo + fo;
+			return 1;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
 int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
-			  const char *name, dbtp_err *err)
+			  const char *maps, const char *name, dbtp_err *err)
 {
 	uint32_t *id = NULL, *byid = NULL, *ids = NULL, next = 1;
 	uint64_t *cnts = NULL;
@@ -999,10 +1056,20 @@ int dbtp_native_bbv_write(dbtp_native_bbv *b, FILE *bb, FILE *map,
 			fwrite(line.p, 1, line.len, bb);
 		}
 	}
-	if (map)
-		for (uint32_t i = 1; i < next; i++)
-			fprintf(map, "%" PRIu32 " 0x%" PRIx64 "\n", i,
-				b->addr[byid[i]]);
+	for (uint32_t i = 1; map && i < next; i++) {
+		uint64_t a = b->addr[byid[i]], off;
+		const char *path;
+		size_t plen;
+
+		if (map_file(maps, a, &path, &plen, &off))
+			fprintf(map,
+				"%" PRIu32 " 0x%" PRIx64 " - - %.*s 0x%" PRIx64
+				"\n",
+				i, a, (int)plen, path, off);
+		else
+			fprintf(map, "%" PRIu32 " 0x%" PRIx64 " - - - -\n", i,
+				a);
+	}
 	if (fflush(bb) || ferror(bb) || (map && (fflush(map) || ferror(map)))) {
 		dbtp_err_set(err, errno, "%s: write error: %s", name,
 			     strerror(errno));

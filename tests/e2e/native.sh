@@ -101,8 +101,20 @@ eq "loop bbv" "T:1:3 :2:4998
 T:2:5000 
 T:2:5000 
 T:2:5003 " "$(cat "$T/loop.bb")"
-eq "loop bbv map" "1 0x401000
-2 0x401007" "$(cat "$T/loop.bb.map")"
+eq "loop bbv map" "1 0x401000 - - $X/loop 0x1000
+2 0x401007 - - $X/loop 0x1007" "$(cat "$T/loop.bb.map")"
+# Native and QEMU vectors of one program match block by block through the
+# maps' file and offset columns, whatever the load addresses (the dynamic
+# loader sits elsewhere under QEMU).
+"$DBTPROF" bbv -q -i 5000 -o "$T/q.bb" -- "$X/loop"
+eq "native vs qemu: matched by file" "file offset 20004 20004" \
+	"$("$DBTPROF" compare --json "$T/loop.bb" "$T/q.bb" | jq -r '[.matched_by, .instructions_a, .instructions_b] | join(" ")')"
+nc --match-qemu --interval 100000 -o "$T/hn.bb" --report /dev/null -- "$G/c/hello" >/dev/null
+"$DBTPROF" bbv -q --match-native -i 100000 -o "$T/hq.bb" -- "$G/c/hello" >/dev/null
+eq "dynamic: matched by file" "file offset" \
+	"$("$DBTPROF" compare --json "$T/hn.bb" "$T/hq.bb" | jq -r .matched_by)"
+eq "dynamic: blocks named by file+offset" true \
+	"$("$DBTPROF" compare --json "$T/hn.bb" "$T/hq.bb" | jq -r '[.differences[]?.block | test("^[^ ]+\\+0x[0-9a-f]+$")] | all')"
 eq "bbv intervals" 4 "$(jq -r .bbv.intervals "$T/bbv.json")"
 eq "bbv blocks" 2 "$(jq -r .bbv.blocks "$T/bbv.json")"
 
