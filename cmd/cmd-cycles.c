@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-cycles.c - dbtprof cycles: the cycle count of a whole run from an
+ * out-of-order pipeline model fed with the run's real instruction stream
+ * and memory addresses, timed by LLVM's scheduling models; from a trace or
+ * live from a program run under QEMU.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cmd.h"
+#include "dbtp/cycles.h"
+#include "dbtp/run.h"
+#include "dbtp/symbolize.h"
+#include "dbtp/trace.h"
+
+static const char usage_text[] =
+    "usage: dbtprof cycles [OPTIONS] TRACE\n"
+    "       dbtprof cycles [OPTIONS] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Estimate the cycles of a run: every executed instruction, in its real\n"
+    "order, goes through an out-of-order pipeline model (dispatch width,\n"
+    "reorder buffer and scheduler of the CPU, register renaming, port\n"
+    "selection, in-order retirement) timed by LLVM's scheduling model of\n"
+    "the CPU (llvm-mca); loads are ordered after older stores to the same\n"
+    "bytes using the real addresses of a mem-mode trace.  Prints llvm-mca's\n"
+    "summary (Instructions, Total Cycles, Total uOps, Dispatch Width, uOps\n"
+    "Per Cycle, IPC), resource pressure, stalls and the hottest functions\n"
+    "and blocks by estimated cycles.  With a PROGRAM, it is run under QEMU\n"
+    "(mem mode) and analysed as it runs, without a trace file.\n"
+    "\n"
+    "Options:\n"
+    "      --mcpu CPU       LLVM CPU model (default native: this host's);\n"
+    "                       e.g. skylake, icelake-server, znver3 (x86-64),\n"
+    "                       cortex-a57, neoverse-n1 (AArch64)\n"
+    "      --alias MODE     how loads are ordered after stores: addr (by\n"
+    "                       the recorded addresses; default), none (never),\n"
+    "                       all (after every older store)\n"
+    "  -n, --top N          hot functions and blocks to list (default 10)\n"
+    "      --cache-dir DIR  where timing tables are cached (default\n"
+    "                       $DBTPROF_CACHE_DIR, $XDG_CACHE_HOME/dbtprof or\n"
+    "                       ~/.cache/dbtprof)\n"
+    "      --no-cache       neither read nor write the cached table\n"
+    "      --json           everything as JSON\n"
+    "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
+    "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
+    "  -h, --help           this text\n";
+
+struct fn {
+	const char *name, *file;
+	uint64_t cycles, insns;
+};
+
+struct hotb {
+	uint32_t id;
+	uint64_t cycles;
+};
+
+static int fn_desc(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	if (x->cycles != y->cycles)
+		return x->cycles < y->cycles ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int hot_desc(const void *a, const void *b)
+{
+	const struct hotb *x = a, *y = b;
+
+	if (x->cycles != y->cycles)
+		return x->cycles < y->cycles ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct report {
+	const char *path;
+	dbtp_trace *t;
+	dbtp_timing *tm;
+	dbtp_cycles *c;
+	struct dbtp_cycles_opts o;
+	struct fn *fns;
+	size_t nfns;
+	struct hotb *hot;
+	uint32_t nhot;
+	dbtp_symcache *sc;
+	int top;
+};
+
+static int collect(struct report *r)
+{
+	uint32_t nb = dbtp_cycles_nblocks(r->c);
+
+	r->sc = dbtp_symcache_new();
+	r->hot = calloc(nb ? nb : 1, sizeof(*r->hot));
+	if (!r->sc || !r->hot)
+		return -1;
+	for (uint32_t id = 0; id < nb; id++) {
+		const struct dbtp_cycles_block *cb =
+		    dbtp_cycles_block(r->c, id);
+		const struct dbtp_block *b = dbtp_trace_block(r->t, id);
+		struct dbtp_sym sym;
+		const char *name;
+		size_t i;
+
+		if (!cb || !cb->execs || !b)
+			continue;
+		r->hot[r->nhot].id = id;
+		r->hot[r->nhot++].cycles = cb->cycles;
+		dbtp_symbolize(r->sc, r->t, b, 0, &sym);
+		name = sym.name ? sym.name : "?";
+		for (i = 0; i < r->nfns; i++)
+			if (r->fns[i].name == name &&
+			    r->fns[i].file == sym.file)
+				break;
+		if (i == r->nfns) {
+			struct fn *f =
+			    realloc(r->fns, (r->nfns + 1) * sizeof(*f));
+
+			if (!f)
+				return -1;
+			r->fns = f;
+			f[i].name = name;
+			f[i].file = sym.file;
+			f[i].cycles = f[i].insns = 0;
+			r->nfns++;
+		}
+		r->fns[i].cycles += cb->cycles;
+		r->fns[i].insns += cb->execs * b->ninsns;
+	}
+	if (r->nfns)
+		qsort(r->fns, r->nfns, sizeof(*r->fns), fn_desc);
+	if (r->nhot)
+		qsort(r->hot, r->nhot, sizeof(*r->hot), hot_desc);
+	return 0;
+}
+
+static const char *alias_name(enum dbtp_alias a)
+{
+	return a == DBTP_ALIAS_NONE  ? "none"
+	       : a == DBTP_ALIAS_ALL ? "all"
+				     : "addr";
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+static void block_name(struct report *r, uint32_t id, char *buf, size_t n)
+{
+	const struct dbtp_block *b = dbtp_trace_block(r->t, id);
+	struct dbtp_sym sym;
+
+	dbtp_symbolize(r->sc, r->t, b, 0, &sym);
+	if (sym.name)
+		snprintf(buf, n, "%s+0x%" PRIx64, sym.name, sym.delta);
+	else if (sym.file)
+		snprintf(buf, n, "%s+0x%" PRIx64, dbtp_basename(sym.file),
+			 b->offset);
+	else
+		snprintf(buf, n, "?");
+}
+
+static void print_text(struct report *r)
+{
+	const struct dbtp_cpu_params *cpu = dbtp_timing_cpu(r->tm);
+	struct dbtp_timing_stats ts;
+	struct dbtp_cycles_counts tot;
+	char n1[32], n2[32], n3[32], nm[160];
+	uint32_t nth = dbtp_cycles_nthreads(r->c);
+
+	dbtp_cycles_total(r->c, &tot);
+	dbtp_timing_stats(r->tm, &ts);
+	printf("trace %s (%s), CPU %s (LLVM %s), loads after stores: %s\n\n",
+	       r->path, dbtp_arch_name(dbtp_trace_info(r->t)->arch), cpu->name,
+	       dbtp_timing_llvm_version(r->tm), alias_name(r->o.alias));
+	printf("Instructions:      %" PRIu64 "\n", tot.insns);
+	printf("Total Cycles:      %" PRIu64 "\n", tot.cycles);
+	printf("Total uOps:        %" PRIu64 "\n\n", tot.uops);
+	printf("Dispatch Width:    %u\n", cpu->dispatch);
+	printf("uOps Per Cycle:    %.2f\n", ratio(tot.uops, tot.cycles));
+	printf("IPC:               %.2f\n", ratio(tot.insns, tot.cycles));
+	printf("Reorder buffer:    %u micro-ops; scheduler: %u entries\n",
+	       cpu->rob, cpu->sched);
+	if (nth > 1) {
+		printf(
+		    "\nThreads (cycles add up: one core runs them in turn):\n");
+		for (uint32_t i = 0; i < nth; i++) {
+			const struct dbtp_cycles_counts *c =
+			    dbtp_cycles_thread(r->c, i);
+
+			if (c)
+				printf("  thread %u: %s instructions, %s "
+				       "cycles, IPC %.2f\n",
+				       i, fmt_u64(c->insns, n1),
+				       fmt_u64(c->cycles, n2),
+				       ratio(c->insns, c->cycles));
+		}
+	}
+	printf("\nResource pressure (busy cycles, per 100 cycles):\n");
+	for (unsigned i = 0; i < cpu->nres; i++)
+		printf("  [%u] %-16s %16s %7.2f\n", i, cpu->res[i],
+		       fmt_u64(tot.res[i], n1),
+		       100 * ratio(tot.res[i], tot.cycles));
+	printf("\nStalls:\n");
+	printf("  dispatch held, reorder buffer full   %16s cycles\n",
+	       fmt_u64(tot.stall[DBTP_STALL_ROB], n1));
+	printf("  dispatch held, scheduler full        %16s cycles\n",
+	       fmt_u64(tot.stall[DBTP_STALL_SCHED], n1));
+	printf("  waiting for a register operand       %16s "
+	       "instruction-cycles\n",
+	       fmt_u64(tot.stall[DBTP_STALL_REG], n1));
+	printf("  waiting for an older store           %16s "
+	       "instruction-cycles\n",
+	       fmt_u64(tot.stall[DBTP_STALL_MEM], n1));
+	printf("  ready, resources busy                %16s "
+	       "instruction-cycles\n",
+	       fmt_u64(tot.stall[DBTP_STALL_PORT], n1));
+	printf("\nMemory: %s loads, %s stores, %s loads after an overlapping "
+	       "older store\n",
+	       fmt_u64(tot.loads, n1), fmt_u64(tot.stores, n2),
+	       fmt_u64(tot.mem_deps, n3));
+	if (tot.mem_mismatch)
+		printf("  %s block executions whose memory events did not "
+		       "match their memory instructions\n",
+		       fmt_u64(tot.mem_mismatch, n1));
+	printf("Timing table: %" PRIu64 " forms, %" PRIu64 " from the cache, "
+	       "%" PRIu64 " timed by llvm-mca (%" PRIu64 " runs), %" PRIu64
+	       " untimed (defaults)\n",
+	       ts.forms, ts.cached, ts.measured, ts.llvm_runs, ts.defaults);
+	printf("\nHottest functions by estimated cycles:\n");
+	printf("  %16s %7s %16s  %s\n", "cycles", "%", "instructions",
+	       "function");
+	for (size_t i = 0; i < r->nfns && (int)i < r->top; i++)
+		printf("  %16s %6.2f%% %16s  %s%s%s%s\n",
+		       fmt_u64(r->fns[i].cycles, n1),
+		       100 * ratio(r->fns[i].cycles, tot.cycles),
+		       fmt_u64(r->fns[i].insns, n2), r->fns[i].name,
+		       r->fns[i].file ? " (" : "",
+		       r->fns[i].file ? dbtp_basename(r->fns[i].file) : "",
+		       r->fns[i].file ? ")" : "");
+	printf("\nHottest blocks by estimated cycles:\n");
+	printf("  %16s %7s %14s %8s  %-18s %s\n", "cycles", "%", "executions",
+	       "cyc/exec", "address", "where");
+	for (uint32_t i = 0; i < r->nhot && (int)i < r->top; i++) {
+		const struct dbtp_cycles_block *cb =
+		    dbtp_cycles_block(r->c, r->hot[i].id);
+		const struct dbtp_block *b =
+		    dbtp_trace_block(r->t, r->hot[i].id);
+
+		block_name(r, r->hot[i].id, nm, sizeof(nm));
+		printf("  %16s %6.2f%% %14s %8.2f  0x%-16" PRIx64 " %s\n",
+		       fmt_u64(cb->cycles, n1),
+		       100 * ratio(cb->cycles, tot.cycles),
+		       fmt_u64(cb->execs, n2), ratio(cb->cycles, cb->execs),
+		       b->vaddr, nm);
+	}
+}
+
+static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
+			const struct dbtp_cpu_params *cpu)
+{
+	json_u64(j, "instructions", c->insns);
+	json_u64(j, "total_cycles", c->cycles);
+	json_u64(j, "total_uops", c->uops);
+	json_double(j, "uops_per_cycle", ratio(c->uops, c->cycles));
+	json_double(j, "ipc", ratio(c->insns, c->cycles));
+	json_u64(j, "blocks", c->blocks);
+	json_u64(j, "loads", c->loads);
+	json_u64(j, "stores", c->stores);
+	json_u64(j, "loads_after_store", c->mem_deps);
+	json_u64(j, "mem_mismatch_blocks", c->mem_mismatch);
+	json_obj(j, "stalls");
+	json_u64(j, "rob_full", c->stall[DBTP_STALL_ROB]);
+	json_u64(j, "scheduler_full", c->stall[DBTP_STALL_SCHED]);
+	json_u64(j, "register", c->stall[DBTP_STALL_REG]);
+	json_u64(j, "memory", c->stall[DBTP_STALL_MEM]);
+	json_u64(j, "resources", c->stall[DBTP_STALL_PORT]);
+	json_close_obj(j);
+	json_obj(j, "resource_cycles");
+	for (unsigned i = 0; i < cpu->nres; i++)
+		json_u64(j, cpu->res[i], c->res[i]);
+	json_close_obj(j);
+}
+
+static void print_json(struct report *r)
+{
+	const struct dbtp_cpu_params *cpu = dbtp_timing_cpu(r->tm);
+	struct dbtp_timing_stats ts;
+	struct dbtp_cycles_counts tot;
+	uint32_t nth = dbtp_cycles_nthreads(r->c);
+	struct json j;
+	char nm[160];
+
+	dbtp_cycles_total(r->c, &tot);
+	dbtp_timing_stats(r->tm, &ts);
+	json_begin(&j, stdout);
+	json_str(&j, "trace", r->path);
+	json_str(&j, "arch", dbtp_arch_name(dbtp_trace_info(r->t)->arch));
+	json_str(&j, "cpu", cpu->name);
+	json_str(&j, "llvm", dbtp_timing_llvm_version(r->tm));
+	json_str(&j, "alias", alias_name(r->o.alias));
+	json_u64(&j, "dispatch_width", cpu->dispatch);
+	json_u64(&j, "rob_size", cpu->rob);
+	json_u64(&j, "scheduler_size", cpu->sched);
+	json_counts(&j, &tot, cpu);
+	json_obj(&j, "timing_table");
+	json_u64(&j, "forms", ts.forms);
+	json_u64(&j, "cached", ts.cached);
+	json_u64(&j, "measured", ts.measured);
+	json_u64(&j, "defaults", ts.defaults);
+	json_u64(&j, "llvm_runs", ts.llvm_runs);
+	json_close_obj(&j);
+	json_arr(&j, "threads");
+	for (uint32_t i = 0; i < nth; i++) {
+		const struct dbtp_cycles_counts *c =
+		    dbtp_cycles_thread(r->c, i);
+
+		if (!c)
+			continue;
+		json_obj(&j, NULL);
+		json_u64(&j, "thread", i);
+		json_counts(&j, c, cpu);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_arr(&j, "functions");
+	for (size_t i = 0; i < r->nfns && (int)i < r->top; i++) {
+		json_obj(&j, NULL);
+		json_str(&j, "name", r->fns[i].name);
+		if (r->fns[i].file)
+			json_str(&j, "file", r->fns[i].file);
+		else
+			json_null(&j, "file");
+		json_u64(&j, "cycles", r->fns[i].cycles);
+		json_u64(&j, "instructions", r->fns[i].insns);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_arr(&j, "blocks");
+	for (uint32_t i = 0; i < r->nhot && (int)i < r->top; i++) {
+		const struct dbtp_cycles_block *cb =
+		    dbtp_cycles_block(r->c, r->hot[i].id);
+		const struct dbtp_block *b =
+		    dbtp_trace_block(r->t, r->hot[i].id);
+
+		block_name(r, r->hot[i].id, nm, sizeof(nm));
+		json_obj(&j, NULL);
+		json_hex(&j, "address", b->vaddr);
+		json_str(&j, "where", nm);
+		json_u64(&j, "instructions", b->ninsns);
+		json_u64(&j, "executions", cb->execs);
+		json_u64(&j, "cycles", cb->cycles);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_end(&j);
+}
+
+/* Feed the whole trace to the model. */
+static int consume(struct report *r, const struct dbtp_timing_opts *to)
+{
+	const struct dbtp_trace_info *in = dbtp_trace_info(r->t);
+	struct dbtp_timing_opts o = *to;
+	struct dbtp_event ev;
+	dbtp_err err = {0};
+	uint64_t n = 0;
+	char n1[32];
+	int rc;
+
+	if (in->mode != DBTP_MODE_MEM && in->mode != DBTP_MODE_BLOCKS) {
+		error("%s: a %s-mode trace has no instruction stream; record "
+		      "it with --mode mem",
+		      r->path, dbtp_mode_name(in->mode));
+		return -1;
+	}
+	if (in->mode == DBTP_MODE_BLOCKS && r->o.alias == DBTP_ALIAS_ADDR) {
+		fprintf(stderr,
+			"dbtprof: %s: a blocks-mode trace has no memory "
+			"addresses; assuming no load depends on a store "
+			"(--alias none); record with --mode mem for "
+			"address-based ordering\n",
+			r->path);
+		r->o.alias = DBTP_ALIAS_NONE;
+	}
+	o.arch = in->arch;
+	if (dbtp_timing_open(&r->tm, &o, &err) ||
+	    dbtp_cycles_new(&r->c, r->tm, in->arch, &r->o, &err)) {
+		error("%s", err.msg);
+		return -1;
+	}
+	while ((rc = dbtp_trace_next(r->t, &ev, &err)) > 0) {
+		if (dbtp_cycles_event(r->c, r->t, &ev, &err)) {
+			rc = -1;
+			break;
+		}
+		if (!(++n & 0xfffff))
+			progress("cycles: %s events", fmt_u64(n, n1));
+	}
+	progress_done();
+	if (rc < 0 || dbtp_cycles_finish(r->c, &err)) {
+		error("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int report(struct report *r, int json)
+{
+	if (collect(r)) {
+		error("out of memory");
+		return -1;
+	}
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("writing the output: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_cycles(int argc, char **argv)
+{
+	enum { O_MCPU = 256, O_ALIAS, O_CDIR, O_NOCACHE, O_JSON };
+	static const struct option opts[] = {
+	    {"mcpu", required_argument, NULL, O_MCPU},
+	    {"alias", required_argument, NULL, O_ALIAS},
+	    {"top", required_argument, NULL, 'n'},
+	    {"cache-dir", required_argument, NULL, O_CDIR},
+	    {"no-cache", no_argument, NULL, O_NOCACHE},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"qemu", required_argument, NULL, 'Q'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"sysroot", required_argument, NULL, 'L'},
+	    {"keep-env", no_argument, NULL, 'K'},
+	    {"env", required_argument, NULL, 'e'},
+	    {"plugin", required_argument, NULL, 'P'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct dbtp_timing_opts to = {.cpu = "native"};
+	struct dbtp_run_opts ro = {.zstd = -1, .flush_ms = -1, .mode = "mem"};
+	struct report r = {.top = 10};
+	dbtp_err err = {0};
+	int c, json = 0, rc = 1, live, status = 0;
+	char *end;
+	long v;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+n:e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MCPU:
+			to.cpu = optarg;
+			break;
+		case O_ALIAS:
+			if (!strcmp(optarg, "addr"))
+				r.o.alias = DBTP_ALIAS_ADDR;
+			else if (!strcmp(optarg, "none"))
+				r.o.alias = DBTP_ALIAS_NONE;
+			else if (!strcmp(optarg, "all"))
+				r.o.alias = DBTP_ALIAS_ALL;
+			else {
+				free((void *)ro.env);
+				return usage_error("cycles",
+						   "--alias is addr, none or "
+						   "all");
+			}
+			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || !*optarg || v < 0 || v > 1000000) {
+				free((void *)ro.env);
+				return usage_error("cycles",
+						   "--top wants a count, not "
+						   "'%s'",
+						   optarg);
+			}
+			r.top = (int)v;
+			break;
+		case O_CDIR:
+			to.cache_dir = optarg;
+			break;
+		case O_NOCACHE:
+			to.no_cache = 1;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			free((void *)ro.env);
+			return 0;
+		default: {
+			int k = run_option("cycles", c, optarg, &ro);
+
+			if (k > 0)
+				break;
+			free((void *)ro.env);
+			if (k < 0)
+				return EXIT_USAGE;
+			return usage_error("cycles", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+		}
+	}
+	live = optind > 1 && !strcmp(argv[optind - 1], "--");
+	if (optind >= argc || (!live && optind + 1 != argc)) {
+		free((void *)ro.env);
+		return usage_error("cycles", "give a TRACE, or -- PROGRAM");
+	}
+	if (!live) {
+		r.path = argv[optind];
+		if (dbtp_trace_open(&r.t, r.path, &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+		if (consume(&r, &to))
+			goto out;
+		if (!dbtp_trace_info(r.t)->has_end)
+			fprintf(stderr,
+				"dbtprof: %s: no END record (recording cut "
+				"short); results cover what was recorded\n",
+				r.path);
+		if (report(&r, json))
+			goto out;
+		rc = 0;
+	} else {
+		struct dbtp_run run;
+		int failed;
+
+		if (!ro.plugin)
+			ro.plugin = plugin_path();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		if (dbtp_run_start(&run, &ro, argv + optind, &err)) {
+			error("%s", err.msg);
+			free((void *)ro.env);
+			return EXIT_TOOL;
+		}
+		r.path = "(live)";
+		failed =
+		    dbtp_trace_open_fd(&r.t, run.fd, "plugin stream", &err);
+		if (failed)
+			error("%s", err.msg);
+		else
+			failed = consume(&r, &to);
+		if (failed)
+			kill(run.pid, SIGKILL);
+		if (dbtp_run_wait(&run, &status, &err)) {
+			error("%s", err.msg);
+			failed = 1;
+		}
+		if (!failed && !dbtp_trace_info(r.t)->has_end)
+			fprintf(stderr, "dbtprof: the run ended without the "
+					"plugin's END record; results cover "
+					"what was recorded\n");
+		if (!failed && report(&r, json))
+			failed = 1;
+		dbtp_run_free(&run);
+		if (failed)
+			rc = EXIT_TOOL;
+		else if (WIFEXITED(status))
+			rc = WEXITSTATUS(status);
+		else
+			rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+						 : EXIT_TOOL;
+	}
+out:
+	free(r.fns);
+	free(r.hot);
+	dbtp_symcache_free(r.sc);
+	dbtp_cycles_free(r.c);
+	dbtp_timing_free(r.tm);
+	dbtp_trace_close(r.t);
+	free((void *)ro.env);
+	return rc;
+}

@@ -1,0 +1,139 @@
+#!/bin/bash
+# Cycle estimation: counts against stats, per-iteration cycles of loop
+# kernels against llvm-mca-14 -iterations=1000 on the same body and CPU
+# (within 5%), the timing-table cache, live mode, and the errors.
+. tests/e2e/lib.sh
+
+export DBTPROF_CACHE_DIR=$T/cache
+MCA=llvm-mca-14
+
+# cy TRACE FILTER ARGS... : a value from `cycles --json`
+cy() {
+	tr=$1
+	f=$2
+	shift 2
+	"$DBTPROF" cycles --json "$@" "$tr" | jq -r "$f"
+}
+
+# within WHAT A B PCT : |A - B| <= PCT% of B
+within() {
+	checks=$((checks + 1))
+	awk -v a="$2" -v b="$3" -v p="$4" 'BEGIN {
+		d = a - b; if (d < 0) d = -d; exit !(d <= p / 100 * b) }' ||
+		fail "$1: $2 is not within $4% of $3"
+}
+
+# memops: 1000 iterations of a load, a store to other bytes, add, dec,
+# jnz: 5005 instructions, all one micro-op on Skylake, 1000 loads and
+# 1000 stores matched one to one to the memory instructions.
+"$DBTPROF" record -q -m mem -o "$T/m.trace" -- "$G/x86_64/memops"
+eq "memops counts" "5005 5005 1000 1000 0 0" "$(cy "$T/m.trace" \
+	'[.instructions, .total_uops, .loads, .stores, .mem_mismatch_blocks, .loads_after_store] | join(" ")' \
+	--mcpu skylake)"
+eq "memops instructions = stats" "$(js "$T/m.trace" .instructions)" \
+	"$(cy "$T/m.trace" .instructions --mcpu skylake)"
+eq "skylake machine" "6 224 60" "$(cy "$T/m.trace" \
+	'[.dispatch_width, .rob_size, .scheduler_size] | join(" ")' --mcpu skylake)"
+# The loop against llvm-mca: 999 iterations of the body.
+printf 'mov (%%rsi), %%rax\nmov %%rax, 8(%%rsi)\nadd $16, %%rsi\ndec %%ecx\njnz .L\n' >"$T/memops.s"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=999 "$T/memops.s" |
+	awk '/^Total Cycles:/ {print $3}')
+got=$(cy "$T/m.trace" '.blocks[] | select(.executions == 999) | .cycles' --mcpu skylake)
+within "memops loop vs llvm-mca" "$got" "$ref" 2
+# Block cycles add up to the total.
+eq "blocks add up" "$(cy "$T/m.trace" .total_cycles --mcpu skylake)" \
+	"$(cy "$T/m.trace" '[.blocks[].cycles] | add' --mcpu skylake)"
+
+# The table was cached: a second run needs no llvm-mca.
+eq "cached table" "0 0" "$(cy "$T/m.trace" \
+	'.timing_table | [.llvm_runs, .forms - .cached] | join(" ")' --mcpu skylake)"
+ls "$T/cache"/llvm-14.*-x86_64-unknown-linux-gnu-skylake.timing >/dev/null ||
+	fail "no cache file"
+eq "no cache: llvm-mca runs" "2" "$(cy "$T/m.trace" .timing_table.llvm_runs \
+	--mcpu skylake --no-cache)"
+
+# Memory ordering: with every load after every store the loop is slower.
+none=$(cy "$T/m.trace" .total_cycles --mcpu skylake --alias none)
+all=$(cy "$T/m.trace" .total_cycles --mcpu skylake --alias all)
+eq "alias addr = none here" "$none" "$(cy "$T/m.trace" .total_cycles --mcpu skylake)"
+[ "$all" -gt $((none * 2)) ] || fail "alias all: $all not > 2 x $none"
+checks=$((checks + 1))
+
+# Loop kernels: cycles per iteration of each loop block against llvm-mca.
+K=(
+	"chain|imul %rax, %rax;imul %rax, %rax;imul %rax, %rax;imul %rax, %rax"
+	"alu|add \$1, %rax;add \$1, %rbx;add \$1, %rdx;add \$1, %rsi;add \$1, %rdi;add \$1, %r8"
+	"ldst|mov (%rsp), %rax;mov %rax, -8(%rsp);add (%rsp), %rbx"
+	"mulhadd|mulq %rbx;vhaddps %xmm0, %xmm0, %xmm1;vhaddps %xmm0, %xmm0, %xmm2"
+	"fp|vmulps %ymm0, %ymm1, %ymm2;vaddps %ymm2, %ymm3, %ymm3;vaddps %ymm2, %ymm4, %ymm4"
+	"div|xor %edx, %edx;divq %rbx"
+	"lea|lea (%rax,%rbx,2), %rcx;shl \$3, %rcx;or %rcx, %rdx;imul %rdx, %rsi"
+)
+{
+	printf '.text\n.globl _start\n_start:\nmov $3, %%ebx\n'
+	for k in "${K[@]}"; do
+		n=${k%%|*}
+		printf 'mov $1000, %%r15d\n.globl k_%s\nk_%s:\n' "$n" "$n"
+		echo "${k#*|}" | tr ';' '\n'
+		printf 'dec %%r15d\njnz k_%s\n' "$n"
+	done
+	printf 'mov $60, %%eax\nxor %%edi, %%edi\nsyscall\n'
+} >"$T/k.S"
+gcc -nostdlib -static -no-pie -o "$T/k" "$T/k.S"
+"$DBTPROF" record -q --cpu max -m mem -o "$T/k.trace" -- "$T/k"
+for cpu in skylake znver3; do
+	"$DBTPROF" cycles --json --top 100 --mcpu $cpu "$T/k.trace" >"$T/k.json"
+	for k in "${K[@]}"; do
+		n=${k%%|*}
+		{
+			echo "${k#*|}" | tr ';' '\n'
+			printf 'dec %%r15d\njnz .L\n'
+		} >"$T/body.s"
+		ref=$($MCA -mtriple=x86_64 -mcpu=$cpu -iterations=1000 "$T/body.s" |
+			awk '/^Total Cycles:/ {print $3 / 1000}')
+		got=$(jq -r ".blocks[] | select(.where == \"k_$n+0x0\") |
+			.cycles / .executions" "$T/k.json")
+		within "$cpu $n per iteration vs llvm-mca" "$got" "$ref" 5
+	done
+done
+
+# AArch64: the same walk; 8 + 999 x 5 + 3 instructions.
+"$DBTPROF" record -q -m mem -o "$T/a.trace" -- "$G/aarch64/memops"
+eq "aarch64 memops" "5006 1000 1000 0" "$(cy "$T/a.trace" \
+	'[.instructions, .loads, .stores, .mem_mismatch_blocks] | join(" ")' \
+	--mcpu cortex-a57)"
+eq "aarch64 neoverse-n1" "5006" "$(cy "$T/a.trace" .instructions --mcpu neoverse-n1)"
+
+# Live: the same numbers as from the trace.
+eq "live = trace" "$(cy "$T/m.trace" '[.instructions, .total_cycles] | join(" ")' --mcpu skylake)" \
+	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/x86_64/memops" |
+		jq -r '[.instructions, .total_cycles] | join(" ")')"
+
+# Text output carries llvm-mca's terms.
+out=$("$DBTPROF" cycles --mcpu skylake "$T/m.trace")
+for term in "Instructions:      5005" "Total Cycles:" "Total uOps:        5005" \
+	"Dispatch Width:    6" "uOps Per Cycle:" "IPC:" "SKLPort4" "_start (memops)"; do
+	contains "text: $term" "$term" "$out"
+done
+
+# Blocks mode: analysed without memory ordering, and said so.
+"$DBTPROF" record -q -m blocks -o "$T/b.trace" -- "$G/x86_64/memops"
+err=$("$DBTPROF" cycles --mcpu skylake "$T/b.trace" 2>&1 >/dev/null)
+contains "blocks-mode notice" "no memory addresses; assuming no load depends on a store" "$err"
+eq "blocks mode = alias none" "$none" "$(cy "$T/b.trace" .total_cycles --mcpu skylake 2>/dev/null)"
+
+# Errors.
+"$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/memops"
+eq "count mode" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/c.trace")"
+contains "count mode message" "has no instruction stream" \
+	"$("$DBTPROF" cycles --mcpu skylake "$T/c.trace" 2>&1 || true)"
+eq "bad cpu" 1 "$(status "$DBTPROF" cycles --mcpu nosuchcpu "$T/m.trace")"
+eq "bad cpu message" "dbtprof: CPU 'nosuchcpu' is not one LLVM 14.0.6 knows for x86_64" \
+	"$("$DBTPROF" cycles --mcpu nosuchcpu "$T/m.trace" 2>&1 || true)"
+contains "x86 cpu for aarch64" "is not one LLVM" \
+	"$("$DBTPROF" cycles --mcpu skylake "$T/a.trace" 2>&1 || true)"
+eq "bad alias" 2 "$(status "$DBTPROF" cycles --alias maybe "$T/m.trace")"
+eq "no trace" 2 "$(status "$DBTPROF" cycles)"
+eq "missing trace" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/none.trace")"
+eq "help" 0 "$(status "$DBTPROF" cycles --help)"
+done_ok
