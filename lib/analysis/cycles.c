@@ -12,9 +12,10 @@
  *       they issue);
  *   ready = max(D + 1, when its source registers are written, and for a
  *       load, when an older store to overlapping bytes has executed);
- *   issue t = the first cycle >= ready at which each resource use finds a
- *       member of its group free for its cycles (per-resource busy bitmaps
- *       over a 65,536-cycle horizon; ties go to the least used member);
+ *   issue t = when the last of its resource uses starts: each takes the
+ *       member of its group free first at or after ready (ties: the least
+ *       used) for its cycles, the first free ones from there (per-resource
+ *       busy bitmaps over a 65,536-cycle horizon);
  *   its destinations are ready at t + latency; it retires at
  *       max(t + latency + 1, the previous retirement).
  * Total cycles are the last retirement + 1, as llvm-mca counts them.
@@ -41,7 +42,8 @@
 
 struct insn {
 	uint32_t form;
-	uint16_t addr; /* bit k: r[k] forms an address */
+	uint16_t addr;	/* bit k: r[k] forms an address */
+	uint16_t waddr; /* bit k: w[k] is an address register (written back) */
 	uint8_t nr, nw, nmem;
 	uint8_t r[MAX_RW], w[MAX_RW];
 };
@@ -394,8 +396,14 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 						? c->regmap[ww[k]]
 						: 0;
 
-				if (r && in->nw < MAX_RW)
-					in->w[in->nw++] = r;
+				if (!r || in->nw >= MAX_RW)
+					continue;
+				for (unsigned a = 0; a < na; a++)
+					if (ar[a] == r)
+						in->waddr |= 1u << in->nw;
+				if (r == c->sp)
+					in->waddr |= 1u << in->nw;
+				in->w[in->nw++] = r;
 			}
 		}
 		in->nmem =
@@ -576,15 +584,7 @@ static void advance(const dbtp_cycles *c, struct pipe *p, uint64_t d)
 	p->base = d;
 }
 
-static inline int busy(const struct pipe *p, unsigned r, uint64_t cy)
-{
-	unsigned bit = cy % HORIZON;
-
-	if (cy >= p->base + HORIZON)
-		return 0; /* beyond the horizon: taken as free */
-	return (p->bits[(size_t)r * HWORDS + bit / 64] >> (bit & 63)) & 1;
-}
-
+/* Beyond the horizon a cycle is taken as free and not recorded. */
 static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
 {
 	unsigned bit = cy % HORIZON;
@@ -598,98 +598,64 @@ static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
 		*w &= ~(1ull << (bit & 63));
 }
 
-/* First cycle >= @t at which resource @r is free for @n cycles. */
-static uint64_t free_from(const struct pipe *p, unsigned r, uint64_t t,
-			  unsigned n)
+/* First cycle >= @t at which resource @r is free. */
+static uint64_t free_from(const struct pipe *p, unsigned r, uint64_t t)
 {
-	for (;;) {
-		unsigned k;
+	while (t < p->base + HORIZON) {
+		unsigned bit = t % HORIZON;
+		uint64_t w =
+		    p->bits[(size_t)r * HWORDS + bit / 64] >> (bit & 63);
 
-		/* skip busy cycles a word at a time */
-		while (t < p->base + HORIZON) {
-			unsigned bit = t % HORIZON;
-			uint64_t w = p->bits[(size_t)r * HWORDS + bit / 64] >>
-				     (bit & 63);
-
-			if (~w & 1)
-				break;
-			if (w == ~0ull >> (bit & 63))
-				t += 64 - (bit & 63);
-			else
-				t += (unsigned)__builtin_ctzll(~w);
-		}
-		for (k = 1; k < n; k++)
-			if (busy(p, r, t + k))
-				break;
-		if (k >= n)
-			return t;
-		t += k + 1;
+		if (~w & 1)
+			break;
+		if (w == ~0ull >> (bit & 63))
+			t += 64 - (bit & 63);
+		else
+			t += (unsigned)__builtin_ctzll(~w);
 	}
+	return t;
 }
 
 /*
- * The issue cycle of an instruction ready at @ready using @ft's resources;
- * reserves them and counts busy cycles.
+ * The issue cycle of an instruction ready at @ready using @ft's resources.
+ * Each use takes the member of its group free first (ties: the least used
+ * so far) and holds it for its cycles, the first free ones from there; the
+ * instruction issues when its last use has started.  Reserves the cycles
+ * and counts them.
  */
 static uint64_t issue(const dbtp_cycles *c, struct pipe *p,
 		      const struct dbtp_form_timing *ft, uint64_t ready)
 {
 	uint64_t t = ready;
-	unsigned pick[DBTP_TIMING_MAX_USES];
 
-	if (!ft->nuse)
-		return t;
-	for (int tries = 0;; tries++) {
-		uint64_t t0 = t;
-		unsigned u, ok = 1;
+	for (unsigned u = 0; u < ft->nuse; u++) {
+		uint64_t best = UINT64_MAX, cy;
+		unsigned bp = 0, left;
 
-		for (u = 0; u < ft->nuse; u++) {
-			uint64_t best = UINT64_MAX;
-			unsigned bp = 0;
+		for (uint64_t m = ft->use[u].mask; m; m &= m - 1) {
+			unsigned r = (unsigned)__builtin_ctzll(m);
+			uint64_t s;
 
-			for (uint64_t m = ft->use[u].mask; m; m &= m - 1) {
-				unsigned r = (unsigned)__builtin_ctzll(m);
-				uint64_t s;
-
-				if (r >= c->cpu->nres)
-					continue;
-				s = free_from(p, r, t, ft->use[u].cycles);
-				if (s < best ||
-				    (s == best && p->c.res[r] < p->c.res[bp])) {
-					best = s;
-					bp = r;
-				}
-			}
-			if (best == UINT64_MAX) {
-				pick[u] = UINT32_MAX;
+			if (r >= c->cpu->nres)
 				continue;
+			s = free_from(p, r, ready);
+			if (s < best ||
+			    (s == best && p->c.res[r] < p->c.res[bp])) {
+				best = s;
+				bp = r;
 			}
-			if (best > t) {
-				t = best;
-				ok = 0;
-				break;
-			}
-			pick[u] = bp;
-			for (unsigned k = 0; k < ft->use[u].cycles; k++)
-				set_busy(p, bp, t + k, 1);
 		}
-		if (ok)
-			break;
-		/* undo this round's reservations and try at the new t */
-		for (unsigned v = 0; v < u; v++)
-			if (pick[v] != UINT32_MAX)
-				for (unsigned k = 0; k < ft->use[v].cycles; k++)
-					set_busy(p, pick[v], t0 + k, 0);
-		if (tries > 1000) {
-			/* cannot place them together: give up the check */
-			for (unsigned v = 0; v < ft->nuse; v++)
-				pick[v] = UINT32_MAX;
-			break;
+		if (best == UINT64_MAX)
+			continue;
+		if (best > t)
+			t = best;
+		for (cy = best, left = ft->use[u].cycles; left; left--) {
+			cy = free_from(p, bp, cy);
+			set_busy(p, bp, cy, 1);
+			cy++;
 		}
+		p->c.res[bp] += ft->use[u].cycles;
 	}
-	for (unsigned u = 0; u < ft->nuse; u++)
-		if (pick[u] != UINT32_MAX)
-			p->c.res[pick[u]] += ft->use[u].cycles;
 	return t;
 }
 
@@ -822,8 +788,10 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	t = issue(c, p, ft, ready);
 	p->c.stall[DBTP_STALL_PORT] += t - ready;
 	done = t + ft->latency;
+	/* an address register written back (push, pop, call, ret, pre- and
+	 * post-indexed addressing) is an add: ready the next cycle */
 	for (unsigned k = 0; k < in->nw; k++)
-		p->reg[in->w[k]] = done;
+		p->reg[in->w[k]] = (in->waddr >> k) & 1 ? t + 1 : done;
 	for (unsigned k = 0; k < nm; k++)
 		if (m[k].store) {
 			if (c->o.alias == DBTP_ALIAS_ADDR)

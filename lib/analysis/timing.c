@@ -20,6 +20,8 @@
  *     round(n x v) times for a cycle.
  *  3. A form left untimed gets the defaults: latency 1, 1 micro-op, one
  *     cycle of any resource an integer add uses; flagged DBTP_FORM_DEFAULT.
+ *     So does a form llvm-mca gives LLVM's "no data" latency of 100 with
+ *     one micro-op (endbr64, fxsave on Skylake, ...).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1106,6 +1108,10 @@ int dbtp_timing_resolve(dbtp_timing *t, const uint8_t *const *forms,
 		int64_t f = timing_index(t, forms[i], lens[i]);
 
 		if (!r[k].ok || f < 0)
+			continue;
+		/* LLVM's default for instructions its model has no data on
+		 * (MCSchedModel::DefaultHighLatency): left untimed. */
+		if (r[k].ft.latency == 100 && r[k].ft.uops <= 1)
 			continue;
 		t->f[f].ft = r[k].ft;
 		t->st.measured++;
