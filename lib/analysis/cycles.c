@@ -247,22 +247,38 @@ static int zero_idiom(const cs_insn *ci)
 	return 1;
 }
 
-/* Memory operations QEMU reports for one instruction, as far as known. */
+/*
+ * Memory operations QEMU (7.2) reports for one x86 instruction, as far as
+ * known: one per direction of each memory operand (read-modify-write: a
+ * load then a store), operands wider than 8 bytes as 8-byte pieces, one
+ * more for the implicit stack access of push, pop, call, ret and leave.
+ * Capstone 4 marks the operand of test, cmp, bt and the compares as
+ * written too; they only read.
+ */
 static unsigned x86_mems(const cs_insn *ci)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	const char *m = ci->mnemonic;
+	int ro = (starts(m, "test") ||
+		  (starts(m, "cmp") && !starts(m, "cmpxchg") &&
+		   !starts(m, "cmps")) ||
+		  !strcmp(m, "bt") || starts(m, "ucomi") || starts(m, "comi") ||
+		  starts(m, "vucomi") || starts(m, "vcomi") ||
+		  starts(m, "ptest") || starts(m, "vptest"));
 	unsigned n = 0;
 
-	if (starts(m, "lea") || starts(m, "nop") || starts(m, "prefetch"))
+	if (starts(m, "lea") || starts(m, "nop") || starts(m, "prefetch") ||
+	    starts(m, "endbr"))
 		return 0;
 	for (int i = 0; i < x->op_count; i++) {
-		if (x->operands[i].type != X86_OP_MEM)
+		const cs_x86_op *op = &x->operands[i];
+		unsigned pieces = op->size > 8 ? op->size / 8u : 1, dirs;
+
+		if (op->type != X86_OP_MEM)
 			continue;
-		n += (x->operands[i].access & CS_AC_READ) ? 1 : 0;
-		n += (x->operands[i].access & CS_AC_WRITE) ? 1 : 0;
-		if (!x->operands[i].access)
-			n++;
+		dirs = ((op->access & CS_AC_READ) ? 1 : 0) +
+		       ((op->access & CS_AC_WRITE) && !ro ? 1 : 0);
+		n += pieces * (dirs ? dirs : 1);
 	}
 	if (starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
 	    starts(m, "ret") || !strcmp(m, "leave"))
