@@ -175,6 +175,7 @@ static void print_text(struct report *r)
 	struct dbtp_cycles_counts tot;
 	char n1[32], n2[32], n3[32], nm[160];
 	uint32_t nth = dbtp_cycles_nthreads(r->c);
+	uint64_t forms, untimed;
 
 	dbtp_cycles_total(r->c, &tot);
 	dbtp_timing_stats(r->tm, &ts);
@@ -231,10 +232,11 @@ static void print_text(struct report *r)
 		printf("  %s block executions whose memory events did not "
 		       "match their memory instructions\n",
 		       fmt_u64(tot.mem_mismatch, n1));
-	printf("Timing table: %" PRIu64 " forms, %" PRIu64 " from the cache, "
-	       "%" PRIu64 " timed by llvm-mca (%" PRIu64 " runs), %" PRIu64
-	       " untimed (defaults)\n",
-	       ts.forms, ts.cached, ts.measured, ts.llvm_runs, ts.defaults);
+	dbtp_cycles_forms(r->c, &forms, &untimed);
+	printf("Instruction forms: %" PRIu64 " (%" PRIu64
+	       " untimed: defaults); %" PRIu64 " timed by llvm-mca in this "
+	       "run (%" PRIu64 " runs), the rest cached\n",
+	       forms, untimed, ts.measured, ts.llvm_runs);
 	printf("\nHottest functions by estimated cycles:\n");
 	printf("  %16s %7s %16s  %s\n", "cycles", "%", "instructions",
 	       "function");
@@ -296,6 +298,7 @@ static void print_json(struct report *r)
 	struct dbtp_timing_stats ts;
 	struct dbtp_cycles_counts tot;
 	uint32_t nth = dbtp_cycles_nthreads(r->c);
+	uint64_t forms, untimed;
 	struct json j;
 	char nm[160];
 
@@ -311,12 +314,17 @@ static void print_json(struct report *r)
 	json_u64(&j, "rob_size", cpu->rob);
 	json_u64(&j, "scheduler_size", cpu->sched);
 	json_counts(&j, &tot, cpu);
+	dbtp_cycles_forms(r->c, &forms, &untimed);
 	json_obj(&j, "timing_table");
-	json_u64(&j, "forms", ts.forms);
-	json_u64(&j, "cached", ts.cached);
+	json_u64(&j, "forms", forms);
+	json_u64(&j, "untimed", untimed);
 	json_u64(&j, "measured", ts.measured);
-	json_u64(&j, "defaults", ts.defaults);
 	json_u64(&j, "llvm_runs", ts.llvm_runs);
+	json_u64(&j, "table_forms", ts.forms);
+	if (dbtp_timing_cache_path(r->tm))
+		json_str(&j, "cache", dbtp_timing_cache_path(r->tm));
+	else
+		json_null(&j, "cache");
 	json_close_obj(&j);
 	json_arr(&j, "threads");
 	for (uint32_t i = 0; i < nth; i++) {

@@ -253,6 +253,13 @@ uint32_t dbtp_cycles_nblocks(const dbtp_cycles *c);
 const struct dbtp_cycles_block *dbtp_cycles_block(const dbtp_cycles *c,
 						  uint32_t id);
 
+/**
+ * dbtp_cycles_forms() - distinct forms in the blocks met so far, and how
+ * many of them LLVM could not time (DBTP_FORM_DEFAULT).
+ */
+void dbtp_cycles_forms(const dbtp_cycles *c, uint64_t *forms,
+		       uint64_t *untimed);
+
 void dbtp_cycles_free(dbtp_cycles *c);
 
 #endif

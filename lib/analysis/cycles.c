@@ -105,6 +105,9 @@ struct dbtp_cycles {
 	struct pipe **th;
 	uint32_t nth;
 	int finished;
+	uint8_t *seen; /* per form: met in a decoded block */
+	size_t nseen;
+	uint64_t forms, untimed;
 };
 
 static int nomem(dbtp_err *err)
@@ -335,6 +338,31 @@ static unsigned a64_mems(const cs_insn *ci)
 	return 0;
 }
 
+/* Count form @f once. */
+static int note_form(dbtp_cycles *c, size_t f, dbtp_err *err)
+{
+	if (f >= c->nseen) {
+		size_t n = c->nseen ? c->nseen : 1024;
+		uint8_t *p;
+
+		while (n <= f)
+			n *= 2;
+		p = realloc(c->seen, n);
+		if (!p)
+			return nomem(err);
+		memset(p + c->nseen, 0, n - c->nseen);
+		c->seen = p;
+		c->nseen = n;
+	}
+	if (c->seen[f])
+		return 0;
+	c->seen[f] = 1;
+	c->forms++;
+	if (timing_at(c->t, (uint32_t)f)->flags & DBTP_FORM_DEFAULT)
+		c->untimed++;
+	return 0;
+}
+
 /*
  * Decode block @b: registers read and written, expected memory events, and
  * the forms; forms not in the table are appended to @forms/@lens.
@@ -384,6 +412,8 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 		off += (uint32_t)len;
 		f = timing_index(c->t, code, (unsigned)len);
 		in->form = f < 0 ? UINT32_MAX : (uint32_t)f;
+		if (f >= 0 && note_form(c, (size_t)f, err))
+			return -1;
 		if (!cs_disasm_iter(c->cs, &code, &len, &addr, c->ci))
 			continue; /* undecodable: no registers, no memory */
 		if (cs_regs_access(c->cs, c->ci, rr, &nr, ww, &nw) ==
@@ -1048,10 +1078,17 @@ const struct dbtp_cycles_block *dbtp_cycles_block(const dbtp_cycles *c,
 	return id < c->nb ? &c->bs[id] : NULL;
 }
 
+void dbtp_cycles_forms(const dbtp_cycles *c, uint64_t *forms, uint64_t *untimed)
+{
+	*forms = c->forms;
+	*untimed = c->untimed;
+}
+
 void dbtp_cycles_free(dbtp_cycles *c)
 {
 	if (!c)
 		return;
+	free(c->seen);
 	for (uint32_t i = 0; i < c->nth; i++)
 		pipe_free(c->th[i]);
 	free(c->th);
