@@ -73,9 +73,12 @@ struct pipe {
 	uint64_t *rob_r;
 	uint16_t *rob_u;
 	unsigned rob_head, rob_n, rob_uops;
-	/* scheduler: a min-heap of issue cycles */
-	uint64_t *heap;
-	unsigned nheap;
+	/* scheduler: instructions issuing at each cycle of the horizon (an
+	 * entry is free from its issue cycle on), and how many issue after
+	 * cycle @sd */
+	uint32_t *issuing;
+	uint64_t sd;
+	unsigned waiting;
 	uint64_t reg[NREGS];
 	uint64_t *bits; /* nres x HWORDS */
 	uint64_t base;	/* bitmaps valid for [base, base + HORIZON) */
@@ -105,7 +108,8 @@ struct dbtp_cycles {
 	struct pipe **th;
 	uint32_t nth;
 	int finished;
-	uint8_t *seen; /* per form: met in a decoded block */
+	struct dbtp_form_timing def; /* for instructions without a form */
+	uint8_t *seen;		     /* per form: met in a decoded block */
 	size_t nseen;
 	uint64_t forms, untimed;
 };
@@ -537,16 +541,16 @@ static struct pipe *pipe_new(const dbtp_cycles *c)
 		return NULL;
 	p->rob_r = calloc(c->cpu->rob, sizeof(*p->rob_r));
 	p->rob_u = calloc(c->cpu->rob, sizeof(*p->rob_u));
-	p->heap = calloc(c->cpu->sched + 1, sizeof(*p->heap));
+	p->issuing = calloc(HORIZON, sizeof(*p->issuing));
 	p->bits = calloc((size_t)nres * HWORDS, sizeof(*p->bits));
 	p->st = calloc(STORES, sizeof(*p->st));
 	p->mems = calloc(MAX_MEMS, sizeof(*p->mems));
 	p->slots = c->cpu->dispatch;
-	if (!p->rob_r || !p->rob_u || !p->heap || !p->bits || !p->st ||
+	if (!p->rob_r || !p->rob_u || !p->issuing || !p->bits || !p->st ||
 	    !p->mems) {
 		free(p->rob_r);
 		free(p->rob_u);
-		free(p->heap);
+		free(p->issuing);
 		free(p->bits);
 		free(p->st);
 		free(p->mems);
@@ -562,43 +566,34 @@ static void pipe_free(struct pipe *p)
 		return;
 	free(p->rob_r);
 	free(p->rob_u);
-	free(p->heap);
+	free(p->issuing);
 	free(p->bits);
 	free(p->st);
 	free(p->mems);
 	free(p);
 }
 
-static void heap_push(struct pipe *p, uint64_t v)
+/* Move the scheduler's clock to @d: entries issued by then are free. */
+static void sched_at(struct pipe *p, uint64_t d)
 {
-	unsigned i = p->nheap++;
+	for (; p->sd < d && p->waiting; p->sd++) {
+		uint32_t *n = &p->issuing[(p->sd + 1) % HORIZON];
 
-	while (i && p->heap[(i - 1) / 2] > v) {
-		p->heap[i] = p->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
+		p->waiting -= *n;
+		*n = 0;
 	}
-	p->heap[i] = v;
+	if (p->sd < d)
+		p->sd = d;
 }
 
-static uint64_t heap_pop(struct pipe *p)
+/* The first cycle after @d at which an entry frees. */
+static uint64_t sched_next(struct pipe *p, uint64_t d)
 {
-	uint64_t top = p->heap[0], v = p->heap[--p->nheap];
-	unsigned i = 0;
-
-	for (;;) {
-		unsigned l = 2 * i + 1, m = l;
-
-		if (l >= p->nheap)
-			break;
-		if (l + 1 < p->nheap && p->heap[l + 1] < p->heap[l])
-			m = l + 1;
-		if (p->heap[m] >= v)
-			break;
-		p->heap[i] = p->heap[m];
-		i = m;
-	}
-	p->heap[i] = v;
-	return top;
+	sched_at(p, d);
+	while (p->waiting && !p->issuing[(p->sd + 1) % HORIZON])
+		p->sd++;
+	sched_at(p, p->sd + 1);
+	return p->sd;
 }
 
 /* Move the bitmaps' window so that it starts at @d, clearing the past. */
@@ -764,10 +759,9 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	p->c.stall[DBTP_STALL_ROB] += d - d0;
 	/* scheduler */
 	d0 = d;
-	while (p->nheap && p->heap[0] <= d)
-		heap_pop(p);
-	while (p->nheap >= cpu->sched)
-		d = max64(d, heap_pop(p));
+	sched_at(p, d);
+	while (p->waiting >= cpu->sched)
+		d = sched_next(p, d);
 	p->c.stall[DBTP_STALL_SCHED] += d - d0;
 	if (d > p->d)
 		p->slots = cpu->dispatch;
@@ -857,7 +851,9 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		p->rob_n++;
 		p->rob_uops += rob_u;
 	}
-	heap_push(p, t);
+	/* (an issue beyond the horizon is counted at its edge) */
+	p->issuing[(t - p->sd < HORIZON ? t : p->sd + HORIZON - 1) % HORIZON]++;
+	p->waiting++;
 	p->c.insns++;
 	p->c.uops += u;
 }
@@ -866,18 +862,17 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 static void run_block(dbtp_cycles *c, struct pipe *p)
 {
 	struct binfo *bi = &c->b[p->pend];
-	struct dbtp_form_timing def;
+	const struct dbtp_form_timing *def = &c->def;
 	uint64_t frontier = 0;
 	uint32_t mi = 0;
 	int match = bi->nmem == p->nmems && !p->extra_mems;
 
-	timing_default(c->t, &def);
 	if (!match)
 		p->c.mem_mismatch++;
 	for (uint32_t i = 0; i < bi->ninsns; i++) {
 		const struct insn *in = &bi->ins[i];
 		const struct dbtp_form_timing *ft =
-		    in->form == UINT32_MAX ? &def : timing_at(c->t, in->form);
+		    in->form == UINT32_MAX ? def : timing_at(c->t, in->form);
 		unsigned nm = 0;
 		const struct mem *m = NULL;
 
@@ -924,6 +919,7 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		return nomem(err);
 	c->t = t;
 	c->cpu = dbtp_timing_cpu(t);
+	timing_default(t, &c->def);
 	c->arch = arch;
 	if (o)
 		c->o = *o;
