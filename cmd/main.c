@@ -26,6 +26,8 @@ static const struct command {
     {"cache", cmd_cache,
      "L1D/L2 cache model: miss rates and MPKI per interval"},
     {"cycles", cmd_cycles, "cycles of a run from an out-of-order model (LLVM)"},
+    {"diff", cmd_diff,
+     "differential throughput of two versions: cycles(B)/cycles(A)"},
     {"native-count", cmd_native_count,
      "count a program's instructions natively (ptrace), a reference"},
     {"compare", cmd_compare, "where two recordings of a program part, and why"},

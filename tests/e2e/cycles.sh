@@ -122,6 +122,26 @@ err=$("$DBTPROF" cycles --mcpu skylake "$T/b.trace" 2>&1 >/dev/null)
 contains "blocks-mode notice" "no memory addresses; assuming no load depends on a store" "$err"
 eq "blocks mode = alias none" "$none" "$(cy "$T/b.trace" .total_cycles --mcpu skylake 2>/dev/null)"
 
+# diff: the same trace twice is delta 1; two traces give the ratio of
+# their cycles as `cycles` reports them, and the functions' changes add up
+# to the change in cycles; live gives what the traces give.
+eq "diff same" "1 0" "$("$DBTPROF" diff --json --mcpu skylake "$T/m.trace" "$T/m.trace" |
+	jq -r '[.delta, .cycle_change] | join(" ")')"
+"$DBTPROF" diff --json --top 1000 --mcpu skylake "$T/m.trace" "$T/k.trace" >"$T/d.json"
+ca=$(cy "$T/m.trace" .total_cycles --mcpu skylake)
+cb=$(cy "$T/k.trace" .total_cycles --mcpu skylake)
+eq "diff cycles" "$ca $cb" "$(jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")' "$T/d.json")"
+within "diff delta" "$(jq -r .delta "$T/d.json")" "$(awk -v a=$ca -v b=$cb 'BEGIN {print b / a}')" 0.001
+eq "diff shares add up" "$((cb - ca))" "$(jq -r '[.functions[].change] | add' "$T/d.json")"
+eq "diff biggest" "k_div" "$(jq -r '.functions[0].name' "$T/d.json")"
+eq "diff live = traces" "$(jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")' "$T/d.json")" \
+	"$("$DBTPROF" diff --json --mcpu skylake --cpu max -- "$G/x86_64/memops" ::: "$T/k" |
+		jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")')"
+out=$("$DBTPROF" diff --mcpu skylake "$T/m.trace" "$T/k.trace")
+contains "diff text" "delta = cycles(B) / cycles(A) = " "$out"
+eq "diff usage" 2 "$(status "$DBTPROF" diff "$T/m.trace")"
+eq "diff live usage" 2 "$(status "$DBTPROF" diff -- "$G/x86_64/memops")"
+
 # Errors.
 "$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/memops"
 eq "count mode" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/c.trace")"
