@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "dbtp/cycles.h"
+#include "dbtp/disasm.h"
 #include "dbtp/run.h"
 #include "dbtp/symbolize.h"
 #include "dbtp/trace.h"
@@ -42,6 +43,14 @@ static const char usage_text[] =
     "                       the recorded addresses; default), none (never),\n"
     "                       all (after every older store)\n"
     "  -n, --top N          hot functions and blocks to list (default 10)\n"
+    "      --window FROM:COUNT  model only instructions FROM..FROM+COUNT-1\n"
+    "                       of each thread (from 0), on an empty pipeline\n"
+    "      --timeline FROM:COUNT  the same window, and an llvm-mca-style\n"
+    "                       timeline of it (D dispatch, = waiting, e\n"
+    "                       executing, E executed, - waiting to retire,\n"
+    "                       R retired); COUNT at most 100000\n"
+    "      --chrome-trace FILE  write the window's instructions as Chrome\n"
+    "                       trace events (Perfetto, chrome://tracing)\n"
     "      --cache-dir DIR  where timing tables are cached (default\n"
     "                       $DBTPROF_CACHE_DIR, $XDG_CACHE_HOME/dbtprof or\n"
     "                       ~/.cache/dbtprof)\n"
@@ -79,8 +88,15 @@ static int hot_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+#define MAX_TIMELINE 100000 /* instructions kept for a timeline */
+#define MAX_COLUMNS 240	    /* cycles a timeline row shows */
+
 struct report {
 	const char *path;
+	struct dbtp_cycles_insn *tl; /* the window's instructions */
+	size_t ntl;
+	int timeline;
+	const char *chrome;
 	dbtp_trace *t;
 	dbtp_timing *tm;
 	dbtp_cycles *c;
@@ -372,6 +388,141 @@ static void print_json(struct report *r)
 	json_end(&j);
 }
 
+static void on_insn(void *arg, const struct dbtp_cycles_insn *i)
+{
+	struct report *r = arg;
+
+	if (r->ntl < MAX_TIMELINE)
+		r->tl[r->ntl++] = *i;
+}
+
+/* The text of instruction @i (Intel syntax) in @buf. */
+static const char *insn_text(struct report *r, dbtp_disasm *d,
+			     const struct dbtp_cycles_insn *i, char *buf,
+			     size_t n)
+{
+	const struct dbtp_block *b = dbtp_trace_block(r->t, i->block);
+	uint32_t off = 0;
+
+	snprintf(buf, n, "?");
+	if (!b || !d || i->insn >= b->ninsns)
+		return buf;
+	for (uint32_t k = 0; k < i->insn; k++)
+		off += b->sizes[k];
+	if (off + b->sizes[i->insn] <= b->nbytes)
+		dbtp_disasm_one(d, b->bytes + off, b->sizes[i->insn],
+				b->vaddr + off, buf, n);
+	return buf;
+}
+
+static void print_timeline(struct report *r, dbtp_disasm *d)
+{
+	uint64_t start = UINT64_MAX, end = 0;
+	int cut = 0;
+	char text[128];
+
+	for (size_t k = 0; k < r->ntl; k++) {
+		if (r->tl[k].dispatch < start)
+			start = r->tl[k].dispatch;
+		if (r->tl[k].retire > end)
+			end = r->tl[k].retire;
+	}
+	if (!r->ntl)
+		return;
+	if (end - start >= MAX_COLUMNS) {
+		end = start + MAX_COLUMNS - 1;
+		cut = 1;
+	}
+	printf("\nTimeline view (cycles %" PRIu64 "..%" PRIu64
+	       "; D dispatched, = waiting, e executing, E executed,\n"
+	       "- waiting to retire, R retired):\n",
+	       start, end);
+	printf("%-18s", "Index");
+	for (uint64_t c = start; c <= end; c++)
+		putchar('0' + (int)(c % 10));
+	putchar('\n');
+	for (size_t k = 0; k < r->ntl; k++) {
+		const struct dbtp_cycles_insn *i = &r->tl[k];
+		char idx[32];
+
+		if (i->thread)
+			snprintf(idx, sizeof(idx), "[%u,%" PRIu64 "]",
+				 i->thread, i->seq);
+		else
+			snprintf(idx, sizeof(idx), "[%" PRIu64 "]", i->seq);
+		printf("%-18s", idx);
+		for (uint64_t c = start; c <= end; c++) {
+			char ch = (c - start) % 5 == 4 ? '.' : ' ';
+
+			if (c == i->dispatch)
+				ch = 'D';
+			else if (c > i->dispatch && c < i->issue)
+				ch = '=';
+			else if (c >= i->issue && c < i->executed)
+				ch = 'e';
+			else if (c == i->executed && c < i->retire)
+				ch = 'E';
+			else if (c > i->executed && c < i->retire)
+				ch = '-';
+			else if (c == i->retire)
+				ch = 'R';
+			putchar(ch);
+		}
+		printf("   %s\n", insn_text(r, d, i, text, sizeof(text)));
+	}
+	if (cut)
+		printf("(cut at %d cycles; --chrome-trace has the whole "
+		       "window)\n",
+		       MAX_COLUMNS);
+	if (r->ntl == MAX_TIMELINE)
+		printf("(the first %d instructions)\n", MAX_TIMELINE);
+}
+
+static void json_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+}
+
+/* Chrome trace events: one complete event per instruction from dispatch
+ * to retirement, on one of 64 lanes, 1 cycle = 1 us. */
+static int write_chrome(struct report *r, dbtp_disasm *d)
+{
+	FILE *f = fopen(r->chrome, "w");
+	char text[128];
+
+	if (!f) {
+		error("%s: %s", r->chrome, strerror(errno));
+		return -1;
+	}
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+	for (size_t k = 0; k < r->ntl; k++) {
+		const struct dbtp_cycles_insn *i = &r->tl[k];
+
+		fprintf(f, "%s{\"name\":\"", k ? ",\n" : "");
+		json_escape(f, insn_text(r, d, i, text, sizeof(text)));
+		fprintf(f,
+			"\",\"ph\":\"X\",\"pid\":%u,\"tid\":%" PRIu64
+			",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
+			",\"args\":{\"seq\":%" PRIu64 ",\"dispatch\":%" PRIu64
+			",\"issue\":%" PRIu64 ",\"executed\":%" PRIu64
+			",\"retire\":%" PRIu64 "}}",
+			i->thread, i->seq % 64, i->dispatch,
+			i->retire - i->dispatch + 1, i->seq, i->dispatch,
+			i->issue, i->executed, i->retire);
+	}
+	fputs("\n]}\n", f);
+	if (fclose(f)) {
+		error("%s: %s", r->chrome, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Feed the whole trace to the model. */
 static int consume(struct report *r, const struct dbtp_timing_opts *to)
 {
@@ -399,6 +550,15 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 		r->o.alias = DBTP_ALIAS_NONE;
 	}
 	o.arch = in->arch;
+	if (r->timeline || r->chrome) {
+		r->tl = calloc(MAX_TIMELINE, sizeof(*r->tl));
+		if (!r->tl) {
+			error("out of memory");
+			return -1;
+		}
+		r->o.on_insn = on_insn;
+		r->o.arg = r;
+	}
 	if (dbtp_timing_open(&r->tm, &o, &err) ||
 	    dbtp_cycles_new(&r->c, r->tm, in->arch, &r->o, &err)) {
 		error("%s", err.msg);
@@ -422,6 +582,9 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 
 static int report(struct report *r, int json)
 {
+	dbtp_disasm *d = NULL;
+	dbtp_err err = {0};
+
 	if (collect(r)) {
 		error("out of memory");
 		return -1;
@@ -430,6 +593,15 @@ static int report(struct report *r, int json)
 		print_json(r);
 	else
 		print_text(r);
+	if (r->timeline || r->chrome)
+		dbtp_disasm_open(&d, dbtp_trace_info(r->t)->arch, &err);
+	if (r->timeline && !json)
+		print_timeline(r, d);
+	if (r->chrome && write_chrome(r, d)) {
+		dbtp_disasm_close(d);
+		return -1;
+	}
+	dbtp_disasm_close(d);
 	if (fflush(stdout) || ferror(stdout)) {
 		error("writing the output: %s", strerror(errno));
 		return -1;
@@ -439,7 +611,16 @@ static int report(struct report *r, int json)
 
 int cmd_cycles(int argc, char **argv)
 {
-	enum { O_MCPU = 256, O_ALIAS, O_CDIR, O_NOCACHE, O_JSON };
+	enum {
+		O_MCPU = 256,
+		O_ALIAS,
+		O_CDIR,
+		O_NOCACHE,
+		O_JSON,
+		O_WINDOW,
+		O_TIMELINE,
+		O_CHROME
+	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
 	    {"alias", required_argument, NULL, O_ALIAS},
@@ -447,6 +628,9 @@ int cmd_cycles(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, O_CDIR},
 	    {"no-cache", no_argument, NULL, O_NOCACHE},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"window", required_argument, NULL, O_WINDOW},
+	    {"timeline", required_argument, NULL, O_TIMELINE},
+	    {"chrome-trace", required_argument, NULL, O_CHROME},
 	    {"qemu", required_argument, NULL, 'Q'},
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"sysroot", required_argument, NULL, 'L'},
@@ -506,6 +690,33 @@ int cmd_cycles(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_WINDOW:
+		case O_TIMELINE: {
+			unsigned long long a, b;
+			int used = 0;
+
+			if (sscanf(optarg, "%llu:%llu%n", &a, &b, &used) != 2 ||
+			    optarg[used] || !b || optarg[0] == '-' ||
+			    strchr(optarg, '-') ||
+			    (c == O_TIMELINE && b > MAX_TIMELINE)) {
+				free((void *)ro.env);
+				return usage_error(
+				    "cycles",
+				    "--%s wants FROM:COUNT, COUNT from 1%s, "
+				    "not '%s'",
+				    c == O_WINDOW ? "window" : "timeline",
+				    c == O_TIMELINE ? " to 100000" : "",
+				    optarg);
+			}
+			r.o.from = a;
+			r.o.count = b;
+			if (c == O_TIMELINE)
+				r.timeline = 1;
+			break;
+		}
+		case O_CHROME:
+			r.chrome = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			free((void *)ro.env);
@@ -527,6 +738,16 @@ int cmd_cycles(int argc, char **argv)
 	if (optind >= argc || (!live && optind + 1 != argc)) {
 		free((void *)ro.env);
 		return usage_error("cycles", "give a TRACE, or -- PROGRAM");
+	}
+	if (r.chrome && !r.o.count) {
+		free((void *)ro.env);
+		return usage_error("cycles", "--chrome-trace needs --window or "
+					     "--timeline");
+	}
+	if (r.chrome && r.o.count > MAX_TIMELINE) {
+		free((void *)ro.env);
+		return usage_error("cycles", "--chrome-trace takes a window of "
+					     "at most 100000 instructions");
 	}
 	if (!live) {
 		r.path = argv[optind];
@@ -586,6 +807,7 @@ int cmd_cycles(int argc, char **argv)
 						 : EXIT_TOOL;
 	}
 out:
+	free(r.tl);
 	free(r.fns);
 	free(r.hot);
 	dbtp_symcache_free(r.sc);

@@ -170,11 +170,31 @@ enum dbtp_alias {
 };
 
 /**
+ * struct dbtp_cycles_insn - what happened to one instruction (for
+ * timelines): cycles of dispatch, issue, execution done (results
+ * available) and retirement.
+ * @thread: thread number; @seq: the instruction's index in its thread's
+ *          stream, from 0; @block, @insn: block id and index in it.
+ */
+struct dbtp_cycles_insn {
+	uint32_t thread, block, insn;
+	uint64_t seq;
+	uint64_t dispatch, issue, executed, retire;
+};
+
+/**
  * struct dbtp_cycles_opts - what to model.
  * @alias: DBTP_ALIAS_*.
+ * @from, @count: model only instructions @from .. @from + @count - 1 of
+ *          each thread's stream (@count 0: all); the window starts on an
+ *          empty pipeline at cycle 0, like llvm-mca on the same code.
+ * @on_insn: if set, called with @arg for each modelled instruction.
  */
 struct dbtp_cycles_opts {
 	enum dbtp_alias alias;
+	uint64_t from, count;
+	void (*on_insn)(void *arg, const struct dbtp_cycles_insn *i);
+	void *arg;
 };
 
 /* Why issue or dispatch waited (struct dbtp_cycles_counts.stall). */

@@ -65,6 +65,8 @@ struct store {
 };
 
 struct pipe {
+	uint32_t num;	 /* thread number */
+	uint64_t seq;	 /* instructions of the thread so far */
 	uint64_t d;	 /* current dispatch cycle */
 	unsigned slots;	 /* dispatch slots left in it */
 	uint64_t retire; /* last retirement */
@@ -741,7 +743,7 @@ static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done)
 /* Run one instruction through the pipeline. */
 static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		 const struct dbtp_form_timing *ft, const struct mem *m,
-		 unsigned nm, uint64_t *frontier)
+		 unsigned nm, uint64_t *frontier, struct dbtp_cycles_insn *ci)
 {
 	const struct dbtp_cpu_params *cpu = c->cpu;
 	unsigned u = ft->uops ? ft->uops : 1,
@@ -856,6 +858,12 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	p->waiting++;
 	p->c.insns++;
 	p->c.uops += u;
+	if (ci) {
+		ci->dispatch = d;
+		ci->issue = t;
+		ci->executed = done;
+		ci->retire = r;
+	}
 }
 
 /* Time thread @p's pending block with the memory events collected. */
@@ -866,15 +874,27 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 	uint64_t frontier = 0;
 	uint32_t mi = 0;
 	int match = bi->nmem == p->nmems && !p->extra_mems;
+	uint64_t lo = c->o.from, hi = c->o.from + c->o.count;
 
+	if (c->o.count &&
+	    (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) {
+		/* outside the window */
+		p->seq += bi->ninsns;
+		p->has_pend = 0;
+		p->nmems = 0;
+		p->extra_mems = 0;
+		return;
+	}
 	if (!match)
 		p->c.mem_mismatch++;
-	for (uint32_t i = 0; i < bi->ninsns; i++) {
+	for (uint32_t i = 0; i < bi->ninsns; i++, p->seq++) {
 		const struct insn *in = &bi->ins[i];
 		const struct dbtp_form_timing *ft =
 		    in->form == UINT32_MAX ? def : timing_at(c->t, in->form);
 		unsigned nm = 0;
 		const struct mem *m = NULL;
+		struct dbtp_cycles_insn ci;
+		int skip = c->o.count && (p->seq < lo || p->seq >= hi);
 
 		if (in->nmem && mi < p->nmems) {
 			m = &p->mems[mi];
@@ -883,7 +903,16 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 				nm = p->nmems - mi;
 			mi += nm;
 		}
-		step(c, p, in, ft, m, nm, &frontier);
+		if (skip)
+			continue;
+		step(c, p, in, ft, m, nm, &frontier, c->o.on_insn ? &ci : NULL);
+		if (c->o.on_insn) {
+			ci.thread = p->num;
+			ci.block = p->pend;
+			ci.insn = i;
+			ci.seq = p->seq;
+			c->o.on_insn(c->o.arg, &ci);
+		}
 	}
 	/* events beyond the expected ones still count as operations */
 	for (; mi < p->nmems; mi++) {
@@ -965,8 +994,12 @@ static struct pipe *thread(dbtp_cycles *c, uint32_t num, dbtp_err *err)
 		c->th = th;
 		c->nth = num + 1;
 	}
-	if (!c->th[num] && !(c->th[num] = pipe_new(c)))
-		nomem(err);
+	if (!c->th[num]) {
+		if (!(c->th[num] = pipe_new(c)))
+			nomem(err);
+		else
+			c->th[num]->num = num;
+	}
 	return c->th[num];
 }
 

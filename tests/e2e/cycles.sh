@@ -97,6 +97,27 @@ for cpu in skylake znver3; do
 	done
 done
 
+# Windows: memops' loop alone (instructions 7 .. 7 + 4995) against
+# llvm-mca over 999 iterations of it; a timeline of two iterations of the
+# imul chain kernel is llvm-mca's, row for row.
+eq "window instructions" 4995 "$(cy "$T/m.trace" .instructions --mcpu skylake --window 7:4995)"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=999 "$T/memops.s" |
+	awk '/^Total Cycles:/ {print $3}')
+within "window vs llvm-mca" "$(cy "$T/m.trace" .total_cycles --mcpu skylake --window 7:4995)" "$ref" 1
+printf 'imul %%rax, %%rax\nimul %%rax, %%rax\nimul %%rax, %%rax\nimul %%rax, %%rax\ndec %%r15d\njnz .L\n' >"$T/chain.s"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=2 -timeline "$T/chain.s" |
+	awk '/^\[[0-9],[0-9]\]/ {print $2}' | tr -d ' .')
+got=$("$DBTPROF" cycles --mcpu skylake --timeline 2:12 "$T/k.trace" |
+	awk '/^\[[0-9]+\] / {print substr($0, 19, 30)}' | tr -d ' .')
+eq "timeline = llvm-mca's" "$ref" "$got"
+"$DBTPROF" cycles --mcpu skylake --window 2:12 --chrome-trace "$T/ct.json" "$T/k.trace" >/dev/null
+eq "chrome trace" "12 imul rax, rax 0 1 4 5" "$(jq -r '[(.traceEvents | length),
+	.traceEvents[0].name, .traceEvents[0].ts, .traceEvents[0].args.issue,
+	.traceEvents[0].args.executed, .traceEvents[0].args.retire] | join(" ")' "$T/ct.json")"
+eq "chrome needs a window" 2 "$(status "$DBTPROF" cycles --chrome-trace "$T/x.json" "$T/k.trace")"
+eq "bad window" 2 "$(status "$DBTPROF" cycles --window 5 "$T/k.trace")"
+eq "timeline too long" 2 "$(status "$DBTPROF" cycles --timeline 0:100001 "$T/k.trace")"
+
 # AArch64: the same walk; 8 + 999 x 5 + 3 instructions.
 "$DBTPROF" record -q -m mem -o "$T/a.trace" -- "$G/aarch64/memops"
 eq "aarch64 memops" "5006 1000 1000 0" "$(cy "$T/a.trace" \
