@@ -51,6 +51,13 @@ static const char usage_text[] =
     "                       R retired); COUNT at most 100000\n"
     "      --chrome-trace FILE  write the window's instructions as Chrome\n"
     "                       trace events (Perfetto, chrome://tracing)\n"
+    "      --function NAME  also model the instructions of function NAME\n"
+    "                       alone (a region; each region is modelled on\n"
+    "                       its own and reported separately)\n"
+    "      --range A-B      a region of guest addresses A <= x < B\n"
+    "      --main           a region: the main program's own code (no\n"
+    "                       dynamic loader or libraries); these three may\n"
+    "                       be given several times, up to 64 regions\n"
     "      --cache-dir DIR  where timing tables are cached (default\n"
     "                       $DBTPROF_CACHE_DIR, $XDG_CACHE_HOME/dbtprof or\n"
     "                       ~/.cache/dbtprof)\n"
@@ -89,7 +96,19 @@ static int hot_desc(const void *a, const void *b)
 }
 
 #define MAX_TIMELINE 100000 /* instructions kept for a timeline */
-#define MAX_COLUMNS 240	    /* cycles a timeline row shows */
+#define MAX_REGIONS 64
+
+struct report;
+
+/* A part of the program modelled on its own. */
+struct region {
+	int kind; /* 'f' function, 'r' address range, 'm' main binary */
+	const char *arg;
+	uint64_t lo, hi;
+	struct report *r;
+	dbtp_cycles *c;
+};
+#define MAX_COLUMNS 240 /* cycles a timeline row shows */
 
 struct report {
 	const char *path;
@@ -97,6 +116,9 @@ struct report {
 	size_t ntl;
 	int timeline;
 	const char *chrome;
+	struct region reg[MAX_REGIONS];
+	int nreg;
+	const char *main; /* the main program's path, if known */
 	dbtp_trace *t;
 	dbtp_timing *tm;
 	dbtp_cycles *c;
@@ -109,11 +131,24 @@ struct report {
 	int top;
 };
 
+static const char *region_name(const struct region *g, char *buf, size_t n)
+{
+	if (g->kind == 'f')
+		snprintf(buf, n, "function %s", g->arg);
+	else if (g->kind == 'r')
+		snprintf(buf, n, "range 0x%" PRIx64 "-0x%" PRIx64, g->lo,
+			 g->hi);
+	else
+		snprintf(buf, n, "main binary");
+	return buf;
+}
+
 static int collect(struct report *r)
 {
 	uint32_t nb = dbtp_cycles_nblocks(r->c);
 
-	r->sc = dbtp_symcache_new();
+	if (!r->sc)
+		r->sc = dbtp_symcache_new();
 	r->hot = calloc(nb ? nb : 1, sizeof(*r->hot));
 	if (!r->sc || !r->hot)
 		return -1;
@@ -253,6 +288,18 @@ static void print_text(struct report *r)
 	       " untimed: defaults); %" PRIu64 " timed by llvm-mca in this "
 	       "run (%" PRIu64 " runs), the rest cached\n",
 	       forms, untimed, ts.measured, ts.llvm_runs);
+	for (int k = 0; k < r->nreg; k++) {
+		struct dbtp_cycles_counts g;
+
+		dbtp_cycles_total(r->reg[k].c, &g);
+		printf("\nRegion %d: %s\n", k + 1,
+		       region_name(&r->reg[k], nm, sizeof(nm)));
+		printf("  Instructions: %" PRIu64 "  Total Cycles: %" PRIu64
+		       "  Total uOps: %" PRIu64 "  uOps Per Cycle: %.2f  "
+		       "IPC: %.2f\n",
+		       g.insns, g.cycles, g.uops, ratio(g.uops, g.cycles),
+		       ratio(g.insns, g.cycles));
+	}
 	printf("\nHottest functions by estimated cycles:\n");
 	printf("  %16s %7s %16s  %s\n", "cycles", "%", "instructions",
 	       "function");
@@ -355,6 +402,17 @@ static void print_json(struct report *r)
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);
+	json_arr(&j, "regions");
+	for (int k = 0; k < r->nreg; k++) {
+		struct dbtp_cycles_counts g;
+
+		dbtp_cycles_total(r->reg[k].c, &g);
+		json_obj(&j, NULL);
+		json_str(&j, "region", region_name(&r->reg[k], nm, sizeof(nm)));
+		json_counts(&j, &g, cpu);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
 	json_arr(&j, "functions");
 	for (size_t i = 0; i < r->nfns && (int)i < r->top; i++) {
 		json_obj(&j, NULL);
@@ -386,6 +444,31 @@ static void print_json(struct report *r)
 	}
 	json_close_arr(&j);
 	json_end(&j);
+}
+
+static int keep(void *arg, const struct dbtp_block *b, uint32_t insn,
+		uint64_t vaddr)
+{
+	struct region *g = arg;
+	struct report *r = g->r;
+	const char *file;
+	struct dbtp_sym sym;
+
+	(void)insn;
+	switch (g->kind) {
+	case 'r':
+		return vaddr >= g->lo && vaddr < g->hi;
+	case 'm':
+		if (!r->main)
+			r->main = dbtp_trace_get(r->t, "program");
+		file = b->file ? dbtp_trace_file(r->t, b->file) : NULL;
+		return file && r->main &&
+		       (!strcmp(file, r->main) ||
+			!strcmp(dbtp_basename(file), dbtp_basename(r->main)));
+	default:
+		dbtp_symbolize(r->sc, r->t, b, vaddr - b->vaddr, &sym);
+		return sym.name && !strcmp(sym.name, g->arg);
+	}
 }
 
 static void on_insn(void *arg, const struct dbtp_cycles_insn *i)
@@ -564,11 +647,33 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 		error("%s", err.msg);
 		return -1;
 	}
+	r->sc = dbtp_symcache_new();
+	if (!r->sc) {
+		error("out of memory");
+		return -1;
+	}
+	for (int k = 0; k < r->nreg; k++) {
+		struct dbtp_cycles_opts go = r->o;
+
+		go.on_insn = NULL;
+		go.keep = keep;
+		go.arg = &r->reg[k];
+		r->reg[k].r = r;
+		if (dbtp_cycles_new(&r->reg[k].c, r->tm, in->arch, &go, &err)) {
+			error("%s", err.msg);
+			return -1;
+		}
+	}
 	while ((rc = dbtp_trace_next(r->t, &ev, &err)) > 0) {
 		if (dbtp_cycles_event(r->c, r->t, &ev, &err)) {
 			rc = -1;
 			break;
 		}
+		for (int k = 0; k < r->nreg && rc > 0; k++)
+			if (dbtp_cycles_event(r->reg[k].c, r->t, &ev, &err))
+				rc = -1;
+		if (rc < 0)
+			break;
 		if (!(++n & 0xfffff))
 			progress("cycles: %s events", fmt_u64(n, n1));
 	}
@@ -577,6 +682,11 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 		error("%s", err.msg);
 		return -1;
 	}
+	for (int k = 0; k < r->nreg; k++)
+		if (dbtp_cycles_finish(r->reg[k].c, &err)) {
+			error("%s", err.msg);
+			return -1;
+		}
 	return 0;
 }
 
@@ -619,7 +729,10 @@ int cmd_cycles(int argc, char **argv)
 		O_JSON,
 		O_WINDOW,
 		O_TIMELINE,
-		O_CHROME
+		O_CHROME,
+		O_FUNCTION,
+		O_RANGE,
+		O_MAIN
 	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
@@ -631,6 +744,9 @@ int cmd_cycles(int argc, char **argv)
 	    {"window", required_argument, NULL, O_WINDOW},
 	    {"timeline", required_argument, NULL, O_TIMELINE},
 	    {"chrome-trace", required_argument, NULL, O_CHROME},
+	    {"function", required_argument, NULL, O_FUNCTION},
+	    {"range", required_argument, NULL, O_RANGE},
+	    {"main", no_argument, NULL, O_MAIN},
 	    {"qemu", required_argument, NULL, 'Q'},
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"sysroot", required_argument, NULL, 'L'},
@@ -717,6 +833,44 @@ int cmd_cycles(int argc, char **argv)
 		case O_CHROME:
 			r.chrome = optarg;
 			break;
+		case O_FUNCTION:
+		case O_RANGE:
+		case O_MAIN: {
+			struct region *g = &r.reg[r.nreg];
+
+			if (r.nreg == MAX_REGIONS) {
+				free((void *)ro.env);
+				return usage_error("cycles",
+						   "at most %d regions",
+						   MAX_REGIONS);
+			}
+			memset(g, 0, sizeof(*g));
+			g->kind = c == O_FUNCTION ? 'f'
+				  : c == O_RANGE  ? 'r'
+						  : 'm';
+			g->arg = optarg;
+			if (c == O_RANGE) {
+				char *dash = strchr(optarg, '-');
+
+				errno = 0;
+				g->lo = strtoull(optarg, &end, 0);
+				if (!dash || end != dash || errno)
+					g->hi = 0;
+				else
+					g->hi = strtoull(dash + 1, &end, 0);
+				if (!dash || *end || errno || g->hi <= g->lo ||
+				    optarg[0] == '-') {
+					free((void *)ro.env);
+					return usage_error(
+					    "cycles",
+					    "--range wants START-END "
+					    "addresses, START < END, not '%s'",
+					    optarg);
+				}
+			}
+			r.nreg++;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			free((void *)ro.env);
@@ -779,6 +933,7 @@ int cmd_cycles(int argc, char **argv)
 			return EXIT_TOOL;
 		}
 		r.path = "(live)";
+		r.main = run.program;
 		failed =
 		    dbtp_trace_open_fd(&r.t, run.fd, "plugin stream", &err);
 		if (failed)
@@ -807,6 +962,8 @@ int cmd_cycles(int argc, char **argv)
 						 : EXIT_TOOL;
 	}
 out:
+	for (int k = 0; k < r.nreg; k++)
+		dbtp_cycles_free(r.reg[k].c);
 	free(r.tl);
 	free(r.fns);
 	free(r.hot);

@@ -188,11 +188,17 @@ struct dbtp_cycles_insn {
  * @from, @count: model only instructions @from .. @from + @count - 1 of
  *          each thread's stream (@count 0: all); the window starts on an
  *          empty pipeline at cycle 0, like llvm-mca on the same code.
+ * @keep: if set, a region: only the instructions for which it returns
+ *          nonzero are modelled, as one stream (called once per
+ *          instruction of each block when the block is first met, with
+ *          the instruction's index in the block and its address).
  * @on_insn: if set, called with @arg for each modelled instruction.
  */
 struct dbtp_cycles_opts {
 	enum dbtp_alias alias;
 	uint64_t from, count;
+	int (*keep)(void *arg, const struct dbtp_block *b, uint32_t insn,
+		    uint64_t vaddr);
 	void (*on_insn)(void *arg, const struct dbtp_cycles_insn *i);
 	void *arg;
 };

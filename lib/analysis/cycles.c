@@ -45,11 +45,13 @@ struct insn {
 	uint16_t addr;	/* bit k: r[k] forms an address */
 	uint16_t waddr; /* bit k: w[k] is an address register (written back) */
 	uint8_t nr, nw, nmem;
+	uint8_t out; /* outside the region (opts.keep) */
 	uint8_t r[MAX_RW], w[MAX_RW];
 };
 
 struct binfo {
 	uint32_t ninsns, nmem; /* nmem: expected MEM events */
+	uint32_t nin;	       /* instructions in the region */
 	struct insn *ins;      /* NULL: not decoded yet */
 };
 
@@ -416,6 +418,10 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 		if (off + len > b->nbytes || !len)
 			break;
 		off += (uint32_t)len;
+		if (c->o.keep && !c->o.keep(c->o.arg, b, i, addr))
+			in->out = 1;
+		else
+			bi->nin++;
 		f = timing_index(c->t, code, (unsigned)len);
 		in->form = f < 0 ? UINT32_MAX : (uint32_t)f;
 		if (f >= 0 && note_form(c, (size_t)f, err))
@@ -876,9 +882,10 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 	int match = bi->nmem == p->nmems && !p->extra_mems;
 	uint64_t lo = c->o.from, hi = c->o.from + c->o.count;
 
-	if (c->o.count &&
-	    (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) {
-		/* outside the window */
+	if ((c->o.count &&
+	     (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) ||
+	    (c->o.keep && !bi->nin)) {
+		/* outside the window or the region */
 		p->seq += bi->ninsns;
 		p->has_pend = 0;
 		p->nmems = 0;
@@ -894,7 +901,8 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 		unsigned nm = 0;
 		const struct mem *m = NULL;
 		struct dbtp_cycles_insn ci;
-		int skip = c->o.count && (p->seq < lo || p->seq >= hi);
+		int skip =
+		    (c->o.count && (p->seq < lo || p->seq >= hi)) || in->out;
 
 		if (in->nmem && mi < p->nmems) {
 			m = &p->mems[mi];

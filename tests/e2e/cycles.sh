@@ -118,6 +118,30 @@ eq "chrome needs a window" 2 "$(status "$DBTPROF" cycles --chrome-trace "$T/x.js
 eq "bad window" 2 "$(status "$DBTPROF" cycles --window 5 "$T/k.trace")"
 eq "timeline too long" 2 "$(status "$DBTPROF" cycles --timeline 0:100001 "$T/k.trace")"
 
+# Regions: the imul chain kernel alone is 1000 x 6 instructions plus the
+# loop counter's set-up for the next kernel (k_chain's symbol extent ends
+# at k_alu): 4000 imul in a chain, 3 cycles each, + 3 = 12,003 cycles; the
+# same addresses as a range give the same; the main binary of a static
+# program is all of it; the division kernel is 1000 x 4 + 1.
+"$DBTPROF" cycles --json --mcpu skylake --function k_chain --function k_div \
+	--range "0x$(nm "$T/k" | awk '$3 == "k_chain" {print $1}')-0x$(nm "$T/k" | awk '$3 == "k_alu" {print $1}')" \
+	--main "$T/k.trace" >"$T/r.json"
+eq "regions" "function k_chain 6001 12003|function k_div 4001|6001 12003|main binary" \
+	"$(jq -r '[(.regions[0] | "\(.region) \(.instructions) \(.total_cycles)"),
+	(.regions[1] | "\(.region) \(.instructions)"),
+	(.regions[2] | "\(.instructions) \(.total_cycles)"), .regions[3].region] | join("|")' "$T/r.json")"
+eq "main = all (static)" "$(jq -r '[.instructions, .total_cycles] | join(" ")' "$T/r.json")" \
+	"$(jq -r '.regions[3] | [.instructions, .total_cycles] | join(" ")' "$T/r.json")"
+contains "region text" "Region 1: function k_chain" \
+	"$("$DBTPROF" cycles --mcpu skylake --function k_chain "$T/k.trace")"
+eq "bad range" 2 "$(status "$DBTPROF" cycles --range 0x20-0x10 "$T/k.trace")"
+# A dynamic program: its own code is a part of the run.
+"$DBTPROF" record -q -m mem -o "$T/h.trace" -- "$G/c/hello" >/dev/null
+"$DBTPROF" cycles --json --mcpu skylake --main "$T/h.trace" >"$T/h.json"
+jq -e '.regions[0].instructions > 0 and .regions[0].instructions < .instructions / 2' "$T/h.json" >/dev/null ||
+	fail "main binary of a dynamic program: $(jq -c '[.instructions, .regions[0].instructions]' "$T/h.json")"
+checks=$((checks + 1))
+
 # AArch64: the same walk; 8 + 999 x 5 + 3 instructions.
 "$DBTPROF" record -q -m mem -o "$T/a.trace" -- "$G/aarch64/memops"
 eq "aarch64 memops" "5006 1000 1000 0" "$(cy "$T/a.trace" \
