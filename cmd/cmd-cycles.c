@@ -51,6 +51,11 @@ static const char usage_text[] =
     "                       R retired); COUNT at most 100000\n"
     "      --chrome-trace FILE  write the window's instructions as Chrome\n"
     "                       trace events (Perfetto, chrome://tracing)\n"
+    "      --emit-asm FILE  write the window's instructions as llvm-mca input\n"
+    "                       (LLVM's own text of each form, one region)\n"
+    "      --llvm-mca-compat  do as llvm-mca 14 where the model differs on\n"
+    "                       purpose: the stack pointer of push/pop/call/ret\n"
+    "                       ready after the full latency, calls 100 cycles\n"
     "      --function NAME  also model the instructions of function NAME\n"
     "                       alone (a region; each region is modelled on\n"
     "                       its own and reported separately)\n"
@@ -116,6 +121,9 @@ struct report {
 	size_t ntl;
 	int timeline;
 	const char *chrome;
+	const char *emit; /* --emit-asm file */
+	FILE *emit_f;
+	uint64_t emitted, emit_missing;
 	struct region reg[MAX_REGIONS];
 	int nreg;
 	const char *main; /* the main program's path, if known */
@@ -475,8 +483,26 @@ static void on_insn(void *arg, const struct dbtp_cycles_insn *i)
 {
 	struct report *r = arg;
 
-	if (r->ntl < MAX_TIMELINE)
+	if (r->tl && r->ntl < MAX_TIMELINE)
 		r->tl[r->ntl++] = *i;
+	if (r->emit_f) {
+		const struct dbtp_block *b = dbtp_trace_block(r->t, i->block);
+		const char *text = NULL;
+		uint32_t off = 0;
+
+		for (uint32_t k = 0; b && k < i->insn; k++)
+			off += b->sizes[k];
+		if (b && i->insn < b->ninsns &&
+		    off + b->sizes[i->insn] <= b->nbytes)
+			text = dbtp_timing_text(r->tm, b->bytes + off,
+						b->sizes[i->insn]);
+		if (text) {
+			fprintf(r->emit_f, "%s\n", text);
+			r->emitted++;
+		} else {
+			r->emit_missing++;
+		}
+	}
 }
 
 /* The text of instruction @i (Intel syntax) in @buf. */
@@ -639,6 +665,16 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 			error("out of memory");
 			return -1;
 		}
+	}
+	if (r->emit) {
+		r->emit_f = fopen(r->emit, "w");
+		if (!r->emit_f) {
+			error("%s: %s", r->emit, strerror(errno));
+			return -1;
+		}
+		fprintf(r->emit_f, "# LLVM-MCA-BEGIN window\n");
+	}
+	if (r->tl || r->emit_f) {
 		r->o.on_insn = on_insn;
 		r->o.arg = r;
 	}
@@ -687,6 +723,25 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 			error("%s", err.msg);
 			return -1;
 		}
+	if (r->emit_f) {
+		int bad;
+
+		fprintf(r->emit_f, "# LLVM-MCA-END\n");
+		bad = ferror(r->emit_f);
+		if (fclose(r->emit_f) || bad) {
+			r->emit_f = NULL;
+			error("%s: %s", r->emit, strerror(errno));
+			return -1;
+		}
+		r->emit_f = NULL;
+		if (r->emit_missing)
+			fprintf(stderr,
+				"dbtprof: %s: %" PRIu64 " of %" PRIu64
+				" instructions left out: LLVM cannot take "
+				"them\n",
+				r->emit, r->emit_missing,
+				r->emit_missing + r->emitted);
+	}
 	return 0;
 }
 
@@ -732,7 +787,9 @@ int cmd_cycles(int argc, char **argv)
 		O_CHROME,
 		O_FUNCTION,
 		O_RANGE,
-		O_MAIN
+		O_MAIN,
+		O_EMIT,
+		O_COMPAT
 	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
@@ -747,6 +804,8 @@ int cmd_cycles(int argc, char **argv)
 	    {"function", required_argument, NULL, O_FUNCTION},
 	    {"range", required_argument, NULL, O_RANGE},
 	    {"main", no_argument, NULL, O_MAIN},
+	    {"emit-asm", required_argument, NULL, O_EMIT},
+	    {"llvm-mca-compat", no_argument, NULL, O_COMPAT},
 	    {"qemu", required_argument, NULL, 'Q'},
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"sysroot", required_argument, NULL, 'L'},
@@ -833,6 +892,12 @@ int cmd_cycles(int argc, char **argv)
 		case O_CHROME:
 			r.chrome = optarg;
 			break;
+		case O_EMIT:
+			r.emit = optarg;
+			break;
+		case O_COMPAT:
+			r.o.mca_compat = 1;
+			break;
 		case O_FUNCTION:
 		case O_RANGE:
 		case O_MAIN: {
@@ -892,6 +957,11 @@ int cmd_cycles(int argc, char **argv)
 	if (optind >= argc || (!live && optind + 1 != argc)) {
 		free((void *)ro.env);
 		return usage_error("cycles", "give a TRACE, or -- PROGRAM");
+	}
+	if (r.emit && !r.o.count) {
+		free((void *)ro.env);
+		return usage_error("cycles", "--emit-asm needs --window or "
+					     "--timeline");
 	}
 	if (r.chrome && !r.o.count) {
 		free((void *)ro.env);
@@ -962,6 +1032,8 @@ int cmd_cycles(int argc, char **argv)
 						 : EXIT_TOOL;
 	}
 out:
+	if (r.emit_f)
+		fclose(r.emit_f);
 	for (int k = 0; k < r.nreg; k++)
 		dbtp_cycles_free(r.reg[k].c);
 	free(r.tl);

@@ -150,6 +150,13 @@ dbtp_timing_get(const dbtp_timing *t, const uint8_t *bytes, unsigned len);
 int dbtp_timing_resolve(dbtp_timing *t, const uint8_t *const *forms,
 			const uint8_t *lens, size_t n, dbtp_err *err);
 
+/**
+ * dbtp_timing_text() - LLVM's assembly text of a form (as llvm-mc printed
+ * it and llvm-mca parsed it), or NULL if LLVM could not take the form.
+ */
+const char *dbtp_timing_text(const dbtp_timing *t, const uint8_t *bytes,
+			     unsigned len);
+
 const struct dbtp_cpu_params *dbtp_timing_cpu(const dbtp_timing *t);
 void dbtp_timing_stats(const dbtp_timing *t, struct dbtp_timing_stats *s);
 /** dbtp_timing_llvm_version() - "14.0.6", or "none" for a hand-made table. */
@@ -193,6 +200,10 @@ struct dbtp_cycles_insn {
  *          instruction of each block when the block is first met, with
  *          the instruction's index in the block and its address).
  * @on_insn: if set, called with @arg for each modelled instruction.
+ * @mca_compat: do as llvm-mca 14 does where the model knowingly differs:
+ *          a written-back address register (push/pop/call/ret's stack
+ *          pointer) is ready after the instruction's whole latency, and a
+ *          call takes 100 cycles to execute (its results do not wait).
  */
 struct dbtp_cycles_opts {
 	enum dbtp_alias alias;
@@ -201,6 +212,7 @@ struct dbtp_cycles_opts {
 		    uint64_t vaddr);
 	void (*on_insn)(void *arg, const struct dbtp_cycles_insn *i);
 	void *arg;
+	int mca_compat;
 };
 
 /* Why issue or dispatch waited (struct dbtp_cycles_counts.stall). */

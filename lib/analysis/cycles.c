@@ -45,7 +45,8 @@ struct insn {
 	uint16_t addr;	/* bit k: r[k] forms an address */
 	uint16_t waddr; /* bit k: w[k] is an address register (written back) */
 	uint8_t nr, nw, nmem;
-	uint8_t out; /* outside the region (opts.keep) */
+	uint8_t out;  /* outside the region (opts.keep) */
+	uint8_t call; /* a call (for opts.mca_compat) */
 	uint8_t r[MAX_RW], w[MAX_RW];
 };
 
@@ -464,6 +465,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 				in->w[in->nw++] = r;
 			}
 		}
+		in->call = (uint8_t)cs_insn_group(c->cs, c->ci, CS_GRP_CALL);
 		in->nmem =
 		    (uint8_t)(c->arch == DBTP_ARCH_X86_64 ? x86_mems(c->ci)
 							  : a64_mems(c->ci));
@@ -839,14 +841,18 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	/* an address register written back (push, pop, call, ret, pre- and
 	 * post-indexed addressing) is an add: ready the next cycle */
 	for (unsigned k = 0; k < in->nw; k++)
-		p->reg[in->w[k]] = (in->waddr >> k) & 1 ? t + 1 : done;
+		p->reg[in->w[k]] =
+		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : done;
 	for (unsigned k = 0; k < nm; k++)
 		if (m[k].store) {
 			if (c->o.alias == DBTP_ALIAS_ADDR)
 				store_at(p, m[k].addr, m[k].size, done);
 			p->store_max = max64(p->store_max, done);
 		}
-	r = max64(done + 1, p->retire);
+	/* llvm-mca 14 gives a call 100 cycles to execute (not to its
+	 * results) */
+	r = max64((c->o.mca_compat && in->call ? t + 100 : done) + 1,
+		  p->retire);
 	*frontier += p->any ? r - p->retire : r + 1;
 	p->retire = r;
 	p->any = 1;

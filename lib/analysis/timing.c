@@ -45,6 +45,7 @@ struct form {
 	uint8_t bytes[DBTP_TIMING_MAX_BYTES];
 	uint8_t len, cached;
 	struct dbtp_form_timing ft;
+	char *text; /* LLVM's assembly text, NULL if none */
 };
 
 struct dbtp_timing {
@@ -737,6 +738,13 @@ static void cache_read(dbtp_timing *t)
 			}
 			if (put(t, b, len, &ft, 1, NULL))
 				goto out;
+			s = strstr(s, " | ");
+			if (s) {
+				int64_t k = timing_index(t, b, len);
+
+				if (k >= 0 && !t->f[k].text)
+					t->f[k].text = strdup(s + 3);
+			}
 		}
 	}
 	if (ok && p.dispatch && !strcmp(p.name, t->cpu.name))
@@ -800,6 +808,8 @@ static int cache_write(dbtp_timing *t, dbtp_err *err)
 		for (unsigned u = 0; u < fm->ft.nuse; u++)
 			fprintf(f, " %lx:%u", (unsigned long)fm->ft.use[u].mask,
 				fm->ft.use[u].cycles);
+		if (fm->text)
+			fprintf(f, " | %s", fm->text);
 		fputc('\n', f);
 	}
 	if (fclose(f) || rename(tmp, t->cache)) {
@@ -1107,8 +1117,10 @@ int dbtp_timing_resolve(dbtp_timing *t, const uint8_t *const *forms,
 		size_t i = idx[ok_idx[k]];
 		int64_t f = timing_index(t, forms[i], lens[i]);
 
-		if (!r[k].ok || f < 0)
+		if (f < 0 || !r[k].ok)
 			continue;
+		if (!t->f[f].text)
+			t->f[f].text = strdup(ok_text[k]);
 		/* LLVM's default for instructions its model has no data on
 		 * (MCSchedModel::DefaultHighLatency): left untimed. */
 		if (r[k].ft.latency == 100 && r[k].ft.uops <= 1)
@@ -1138,6 +1150,14 @@ out:
 	return rc;
 }
 
+const char *dbtp_timing_text(const dbtp_timing *t, const uint8_t *bytes,
+			     unsigned len)
+{
+	int64_t i = timing_index(t, bytes, len);
+
+	return i < 0 ? NULL : t->f[i].text;
+}
+
 const struct dbtp_cpu_params *dbtp_timing_cpu(const dbtp_timing *t)
 {
 	return &t->cpu;
@@ -1165,6 +1185,8 @@ void dbtp_timing_free(dbtp_timing *t)
 	free(t->mc);
 	free(t->mca);
 	free(t->cache);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->f[i].text);
 	free(t->f);
 	free(t->hash);
 	free(t);
