@@ -542,28 +542,56 @@ out:
 
 /* --- the pipeline -------------------------------------------------------- */
 
-static struct pipe *pipe_new(const dbtp_cycles *c)
+/* Free a pipe's buffers (an ended thread keeps only its counts). */
+static void pipe_release(struct pipe *p)
 {
-	struct pipe *p = calloc(1, sizeof(*p));
+	free(p->rob_r);
+	free(p->rob_u);
+	free(p->issuing);
+	free(p->bits);
+	free(p->st);
+	free(p->mems);
+	p->rob_r = NULL;
+	p->rob_u = NULL;
+	p->issuing = NULL;
+	p->bits = NULL;
+	p->st = NULL;
+	p->mems = NULL;
+	p->rob_head = p->rob_n = p->rob_uops = 0;
+	p->waiting = 0;
+	p->nmems = 0;
+	p->has_pend = 0;
+}
+
+/* (Re)allocate a pipe's buffers, empty: the pipeline drained. */
+static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
+{
 	unsigned nres = c->cpu->nres ? c->cpu->nres : 1;
 
-	if (!p)
-		return NULL;
 	p->rob_r = calloc(c->cpu->rob, sizeof(*p->rob_r));
 	p->rob_u = calloc(c->cpu->rob, sizeof(*p->rob_u));
 	p->issuing = calloc(HORIZON, sizeof(*p->issuing));
 	p->bits = calloc((size_t)nres * HWORDS, sizeof(*p->bits));
 	p->st = calloc(STORES, sizeof(*p->st));
 	p->mems = calloc(MAX_MEMS, sizeof(*p->mems));
-	p->slots = c->cpu->dispatch;
 	if (!p->rob_r || !p->rob_u || !p->issuing || !p->bits || !p->st ||
 	    !p->mems) {
-		free(p->rob_r);
-		free(p->rob_u);
-		free(p->issuing);
-		free(p->bits);
-		free(p->st);
-		free(p->mems);
+		pipe_release(p);
+		return -1;
+	}
+	p->base = p->d;
+	p->sd = p->d;
+	return 0;
+}
+
+static struct pipe *pipe_new(const dbtp_cycles *c)
+{
+	struct pipe *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->slots = c->cpu->dispatch;
+	if (pipe_bufs(c, p)) {
 		free(p);
 		return NULL;
 	}
@@ -574,12 +602,7 @@ static void pipe_free(struct pipe *p)
 {
 	if (!p)
 		return;
-	free(p->rob_r);
-	free(p->rob_u);
-	free(p->issuing);
-	free(p->bits);
-	free(p->st);
-	free(p->mems);
+	pipe_release(p);
 	free(p);
 }
 
@@ -1013,6 +1036,9 @@ static struct pipe *thread(dbtp_cycles *c, uint32_t num, dbtp_err *err)
 			nomem(err);
 		else
 			c->th[num]->num = num;
+	} else if (!c->th[num]->rob_r && pipe_bufs(c, c->th[num])) {
+		nomem(err); /* events after the thread's exit */
+		return NULL;
 	}
 	return c->th[num];
 }
@@ -1050,9 +1076,13 @@ int dbtp_cycles_event(dbtp_cycles *c, const dbtp_trace *trace,
 		}
 		return 0;
 	case DBTP_EV_THREAD_EXIT:
-		if (ev->thread < c->nth && c->th[ev->thread] &&
-		    c->th[ev->thread]->has_pend)
-			run_block(c, c->th[ev->thread]);
+		/* the thread's counts stay, its buffers go: many short
+		 * threads cost little */
+		if (ev->thread < c->nth && c->th[ev->thread]) {
+			if (c->th[ev->thread]->has_pend)
+				run_block(c, c->th[ev->thread]);
+			pipe_release(c->th[ev->thread]);
+		}
 		return 0;
 	default:
 		return 0;

@@ -5,8 +5,8 @@
  * llvm-mca counts), independent instructions bound by one port, by a group
  * of four and by the dispatch width, a store followed by a load of the same
  * or other bytes under each aliasing rule, mulq and vhaddps competing for
- * port 5, block cycles adding up to the total, defaults for unknown forms
- * and memory events that do not match.
+ * port 5, block cycles adding up to the total, defaults for unknown forms,
+ * memory events that do not match, and threads.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -363,6 +363,53 @@ static void test_defaults(void)
 	dbtp_timing_free(t);
 }
 
+/* Threads: one pipeline each, cycles add up; an ended thread keeps its
+ * counts (its buffers are freed) and may even be fed again. */
+static void test_threads(void)
+{
+	dbtp_timing *t = table(6, BIT(P0));
+	dbtp_cycles *c = model(t, DBTP_ALIAS_NONE);
+	struct dbtp_event ev = {0};
+	struct dbtp_block b = {0};
+	struct dbtp_cycles_counts tot;
+	uint8_t bytes[40], sizes[10];
+	dbtp_err err = {0};
+
+	for (int i = 0; i < 10; i++) {
+		memcpy(bytes + 4 * i, IMUL_RAX, 4);
+		sizes[i] = 4;
+	}
+	b.ninsns = 10;
+	b.nbytes = 40;
+	b.sizes = sizes;
+	b.bytes = bytes;
+	b.vaddr = 0x1000;
+	ev.block = &b;
+	for (uint32_t th = 0; th < 2; th++) {
+		ev.type = DBTP_EV_BLOCK;
+		ev.thread = th;
+		CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	}
+	ev.type = DBTP_EV_THREAD_EXIT;
+	ev.thread = 0;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->cycles, 33);
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->insns, 10);
+	/* fed again after its end: a drained pipeline, the chain goes on */
+	ev.type = DBTP_EV_BLOCK;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	CHECK(!dbtp_cycles_finish(c, &err));
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->insns, 20);
+	CHECK(dbtp_cycles_thread(c, 0)->cycles >= 63);
+	CHECK_EQ(dbtp_cycles_thread(c, 1)->cycles, 33);
+	CHECK_EQ(dbtp_cycles_nthreads(c), 2);
+	dbtp_cycles_total(c, &tot);
+	CHECK_EQ(tot.cycles, dbtp_cycles_thread(c, 0)->cycles + 33);
+	CHECK_EQ(tot.insns, 30);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
 static void test_errors(void)
 {
 	struct dbtp_cpu_params p;
@@ -390,6 +437,7 @@ int main(void)
 	test_alias();
 	test_port5();
 	test_defaults();
+	test_threads();
 	test_errors();
 	return T_DONE();
 }
