@@ -161,7 +161,7 @@ echo
 echo "### 4. Differential throughput against the machine"
 echo
 echo "\`bench/cycles/kernels.c\` built with gcc at -O0..-O3. Truth: median of 7"
-echo "native wall-clock runs of $ROUNDS rounds each (no hardware cycle counters in"
+echo "native runs of $ROUNDS rounds each, CPU time (user + system, less disturbed by other load than wall-clock) (no hardware cycle counters in"
 echo "this VM: perf reports cycles as not supported); model: \`dbtprof diff\` of"
 echo "runs of 5 rounds (the per-round work is the same, so the ratio carries"
 echo "over), CPU znver3 (this host's). Δ = time(B) / time(A); E = |Δ_truth − Δ_model|."
@@ -171,8 +171,8 @@ declare -A T S
 for o in 0 1 2 3; do
 	say "native -O$o"
 	for i in 1 2 3 4 5 6 7; do
-		/usr/bin/time -f "%e" -o "$W/tt" "$W/k$o" $ROUNDS >/dev/null
-		cat "$W/tt"
+		/usr/bin/time -f "%U %S" -o "$W/tt" "$W/k$o" $ROUNDS >/dev/null
+		awk '{print $1 + $2}' "$W/tt"
 	done | sort -g >"$W/times$o"
 	T[$o]=$(awk '{v[NR] = $1} END {print v[4]}' "$W/times$o")
 	S[$o]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/times$o")

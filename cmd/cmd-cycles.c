@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "dbtp/cycles.h"
@@ -67,6 +68,10 @@ static const char usage_text[] =
     "                       $DBTPROF_CACHE_DIR, $XDG_CACHE_HOME/dbtprof or\n"
     "                       ~/.cache/dbtprof)\n"
     "      --no-cache       neither read nor write the cached table\n"
+    "      --cache          add a cache model: loads go through an L1D\n"
+    "                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n"
+    "                       an L1 miss adds 10 cycles, an L2 miss 40\n"
+    "      --cache-penalty L2,MEM  those two penalties (implies --cache)\n"
     "      --json           everything as JSON\n"
     "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
     "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
@@ -81,6 +86,26 @@ struct hotb {
 	uint32_t id;
 	uint64_t cycles;
 };
+
+/*
+ * Start a live run with the guest's standard output on our standard error,
+ * so that the report on standard output stays clean.
+ */
+static int start_quiet(struct dbtp_run *run, const struct dbtp_run_opts *ro,
+		       char *const argv[], dbtp_err *err)
+{
+	int keep = dup(1), rc;
+
+	if (keep < 0 || dup2(2, 1) < 0) {
+		if (keep >= 0)
+			close(keep);
+		return dbtp_err_set(err, errno, "dup: %s", strerror(errno));
+	}
+	rc = dbtp_run_start(run, ro, argv, err);
+	dup2(keep, 1);
+	close(keep);
+	return rc;
+}
 
 static int fn_desc(const void *a, const void *b)
 {
@@ -287,6 +312,11 @@ static void print_text(struct report *r)
 	       "older store\n",
 	       fmt_u64(tot.loads, n1), fmt_u64(tot.stores, n2),
 	       fmt_u64(tot.mem_deps, n3));
+	if (r->o.cache)
+		printf("Cache model: %s loads missed L1 (+%u cycles), %s "
+		       "missed L2 too (+%u cycles)\n",
+		       fmt_u64(tot.l1_misses, n1), r->o.l2_penalty,
+		       fmt_u64(tot.l2_misses, n2), r->o.mem_penalty);
 	if (tot.mem_mismatch)
 		printf("  %s block executions whose memory events did not "
 		       "match their memory instructions\n",
@@ -350,6 +380,8 @@ static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
 	json_u64(j, "stores", c->stores);
 	json_u64(j, "loads_after_store", c->mem_deps);
 	json_u64(j, "mem_mismatch_blocks", c->mem_mismatch);
+	json_u64(j, "l1_load_misses", c->l1_misses);
+	json_u64(j, "l2_load_misses", c->l2_misses);
 	json_obj(j, "stalls");
 	json_u64(j, "rob_full", c->stall[DBTP_STALL_ROB]);
 	json_u64(j, "scheduler_full", c->stall[DBTP_STALL_SCHED]);
@@ -381,6 +413,7 @@ static void print_json(struct report *r)
 	json_str(&j, "cpu", cpu->name);
 	json_str(&j, "llvm", dbtp_timing_llvm_version(r->tm));
 	json_str(&j, "alias", alias_name(r->o.alias));
+	json_bool(&j, "cache_model", r->o.cache);
 	json_u64(&j, "dispatch_width", cpu->dispatch);
 	json_u64(&j, "rob_size", cpu->rob);
 	json_u64(&j, "scheduler_size", cpu->sched);
@@ -782,6 +815,8 @@ int cmd_cycles(int argc, char **argv)
 		O_CDIR,
 		O_NOCACHE,
 		O_JSON,
+		O_CACHE,
+		O_PENALTY,
 		O_WINDOW,
 		O_TIMELINE,
 		O_CHROME,
@@ -798,6 +833,8 @@ int cmd_cycles(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, O_CDIR},
 	    {"no-cache", no_argument, NULL, O_NOCACHE},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"cache", no_argument, NULL, O_CACHE},
+	    {"cache-penalty", required_argument, NULL, O_PENALTY},
 	    {"window", required_argument, NULL, O_WINDOW},
 	    {"timeline", required_argument, NULL, O_TIMELINE},
 	    {"chrome-trace", required_argument, NULL, O_CHROME},
@@ -865,6 +902,27 @@ int cmd_cycles(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_CACHE:
+			r.o.cache = 1;
+			break;
+		case O_PENALTY: {
+			unsigned a, b;
+			int used = 0;
+
+			if (sscanf(optarg, "%u,%u%n", &a, &b, &used) != 2 ||
+			    optarg[used] || a > 10000 || b > 10000) {
+				free((void *)ro.env);
+				return usage_error(
+				    "cycles",
+				    "--cache-penalty wants L2,MEM "
+				    "cycles, not '%s'",
+				    optarg);
+			}
+			r.o.cache = 1;
+			r.o.l2_penalty = a;
+			r.o.mem_penalty = b;
+			break;
+		}
 		case O_WINDOW:
 		case O_TIMELINE: {
 			unsigned long long a, b;
@@ -953,6 +1011,10 @@ int cmd_cycles(int argc, char **argv)
 		}
 		}
 	}
+	if (r.o.cache && !r.o.l2_penalty && !r.o.mem_penalty) {
+		r.o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
+		r.o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
+	}
 	live = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (optind >= argc || (!live && optind + 1 != argc)) {
 		free((void *)ro.env);
@@ -997,7 +1059,7 @@ int cmd_cycles(int argc, char **argv)
 			ro.plugin = plugin_path();
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
-		if (dbtp_run_start(&run, &ro, argv + optind, &err)) {
+		if (start_quiet(&run, &ro, argv + optind, &err)) {
 			error("%s", err.msg);
 			free((void *)ro.env);
 			return EXIT_TOOL;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "dbtp/cycles.h"
@@ -39,6 +40,10 @@ static const char usage_text[] =
     "  -n, --top N          functions to list (default 10)\n"
     "      --cache-dir DIR  timing-table cache directory\n"
     "      --no-cache       neither read nor write the cached table\n"
+    "      --cache          add a cache model: loads go through an L1D\n"
+    "                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n"
+    "                       an L1 miss adds 10 cycles, an L2 miss 40\n"
+    "      --cache-penalty L2,MEM  those two penalties (implies --cache)\n"
     "      --json           everything as JSON\n"
     "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
     "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
@@ -93,6 +98,26 @@ static struct fn *find_fn(struct diff *d, const char *name, const char *file)
 }
 
 /* Run the model over @t and add its functions to side @k. */
+/*
+ * Start a live run with the guest's standard output on our standard error,
+ * so that the report on standard output stays clean.
+ */
+static int start_quiet(struct dbtp_run *run, const struct dbtp_run_opts *ro,
+		       char *const argv[], dbtp_err *err)
+{
+	int keep = dup(1), rc;
+
+	if (keep < 0 || dup2(2, 1) < 0) {
+		if (keep >= 0)
+			close(keep);
+		return dbtp_err_set(err, errno, "dup: %s", strerror(errno));
+	}
+	rc = dbtp_run_start(run, ro, argv, err);
+	dup2(keep, 1);
+	close(keep);
+	return rc;
+}
+
 static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name)
 {
 	const struct dbtp_trace_info *in = dbtp_trace_info(t);
@@ -201,7 +226,7 @@ static int side_live(struct diff *d, int k, struct dbtp_run_opts *ro,
 	dbtp_err err = {0};
 	int failed, status = 0;
 
-	if (dbtp_run_start(&run, ro, argv, &err)) {
+	if (start_quiet(&run, ro, argv, &err)) {
 		error("%s", err.msg);
 		return -1;
 	}
@@ -330,7 +355,15 @@ static void print_json(struct diff *d, int top)
 
 int cmd_diff(int argc, char **argv)
 {
-	enum { O_MCPU = 256, O_ALIAS, O_CDIR, O_NOCACHE, O_JSON };
+	enum {
+		O_MCPU = 256,
+		O_ALIAS,
+		O_CDIR,
+		O_NOCACHE,
+		O_JSON,
+		O_CACHE,
+		O_PENALTY
+	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
 	    {"alias", required_argument, NULL, O_ALIAS},
@@ -338,6 +371,8 @@ int cmd_diff(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, O_CDIR},
 	    {"no-cache", no_argument, NULL, O_NOCACHE},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"cache", no_argument, NULL, O_CACHE},
+	    {"cache-penalty", required_argument, NULL, O_PENALTY},
 	    {"qemu", required_argument, NULL, 'Q'},
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"sysroot", required_argument, NULL, 'L'},
@@ -393,6 +428,27 @@ int cmd_diff(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_CACHE:
+			d.o.cache = 1;
+			break;
+		case O_PENALTY: {
+			unsigned a, b;
+			int used = 0;
+
+			if (sscanf(optarg, "%u,%u%n", &a, &b, &used) != 2 ||
+			    optarg[used] || a > 10000 || b > 10000) {
+				free((void *)ro.env);
+				return usage_error(
+				    "diff",
+				    "--cache-penalty wants L2,MEM "
+				    "cycles, not '%s'",
+				    optarg);
+			}
+			d.o.cache = 1;
+			d.o.l2_penalty = a;
+			d.o.mem_penalty = b;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			free((void *)ro.env);
@@ -409,6 +465,10 @@ int cmd_diff(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 		}
+	}
+	if (d.o.cache && !d.o.l2_penalty && !d.o.mem_penalty) {
+		d.o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
+		d.o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
 	}
 	live = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (!live) {

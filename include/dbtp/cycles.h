@@ -28,9 +28,11 @@
 #include "dbtp/common.h"
 #include "dbtp/trace.h"
 
-#define DBTP_TIMING_MAX_RES 64	 /* resource columns of a CPU model */
-#define DBTP_TIMING_MAX_USES 8	 /* resource uses per form */
-#define DBTP_TIMING_MAX_BYTES 16 /* bytes of one instruction */
+#define DBTP_TIMING_MAX_RES 64	   /* resource columns of a CPU model */
+#define DBTP_TIMING_MAX_USES 8	   /* resource uses per form */
+#define DBTP_TIMING_MAX_BYTES 16   /* bytes of one instruction */
+#define DBTP_CYCLES_L2_PENALTY 10  /* default extra cycles, L1 miss */
+#define DBTP_CYCLES_MEM_PENALTY 40 /* default extra cycles, L2 miss */
 
 /* struct dbtp_form_timing.flags */
 #define DBTP_FORM_LOAD 0x01	    /* llvm-mca: MayLoad */
@@ -213,6 +215,12 @@ struct dbtp_cycles_opts {
 	void (*on_insn)(void *arg, const struct dbtp_cycles_insn *i);
 	void *arg;
 	int mca_compat;
+	/* Optional cache model (off unless @cache): each thread's loads and
+	 * stores go through dbtp/cache.h's L1D + L2 (default geometry); a
+	 * load missing L1 but hitting L2 takes @l2_penalty more cycles, one
+	 * missing L2 @mem_penalty more. */
+	int cache;
+	unsigned l2_penalty, mem_penalty;
 };
 
 /* Why issue or dispatch waited (struct dbtp_cycles_counts.stall). */
@@ -238,6 +246,7 @@ const char *dbtp_stall_name(int stall);
  * @mem_deps: loads ordered after an older store they overlap.
  * @mem_mismatch: blocks whose MEM events did not match the memory
  *          instructions found by the disassembler (see the doc).
+ * @l1_misses, @l2_misses: loads that missed L1 / L2 (cache model only).
  * @stall: cycles per DBTP_STALL_*: for ROB and SCHED, cycles dispatch was
  *          held; for the others, instruction-cycles spent waiting to issue.
  * @res: busy cycles per resource column.
@@ -245,6 +254,7 @@ const char *dbtp_stall_name(int stall);
 struct dbtp_cycles_counts {
 	uint64_t insns, uops, cycles, blocks;
 	uint64_t loads, stores, mem_deps, mem_mismatch;
+	uint64_t l1_misses, l2_misses; /* loads, with the cache model */
 	uint64_t stall[DBTP_STALL_N];
 	uint64_t res[DBTP_TIMING_MAX_RES];
 };

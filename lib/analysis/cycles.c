@@ -31,6 +31,7 @@
 #include <capstone/capstone.h>
 
 #include "analysis/timing.h"
+#include "dbtp/cache.h"
 #include "dbtp/cycles.h"
 
 #define HORIZON (1u << 16) /* cycles of resource bitmaps */
@@ -89,6 +90,8 @@ struct pipe {
 	uint64_t base;	/* bitmaps valid for [base, base + HORIZON) */
 	struct store *st;
 	uint64_t store_max; /* all-alias: latest store execution */
+	dbtp_cache *cache;  /* opts.cache */
+	struct dbtp_cache_counts cc;
 	/* the block being collected */
 	uint32_t pend;
 	int has_pend;
@@ -551,6 +554,8 @@ static void pipe_release(struct pipe *p)
 	free(p->bits);
 	free(p->st);
 	free(p->mems);
+	dbtp_cache_free(p->cache);
+	p->cache = NULL;
 	p->rob_r = NULL;
 	p->rob_u = NULL;
 	p->issuing = NULL;
@@ -578,6 +583,15 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 	    !p->mems) {
 		pipe_release(p);
 		return -1;
+	}
+	if (c->o.cache) {
+		struct dbtp_cache_opts co;
+
+		dbtp_cache_default_opts(&co);
+		if (dbtp_cache_new(&p->cache, &co.l1, &co.l2, NULL)) {
+			pipe_release(p);
+			return -1;
+		}
 	}
 	p->base = p->d;
 	p->sd = p->d;
@@ -780,6 +794,7 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	unsigned u = ft->uops ? ft->uops : 1,
 		 rob_u = u > cpu->rob ? cpu->rob : u;
 	uint64_t d = p->d, d0, ready, regready = 0, memready = 0, t, done, r;
+	unsigned extra = 0; /* cache-miss cycles of its loads */
 
 	/* reorder buffer */
 	d0 = d;
@@ -840,6 +855,22 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	for (unsigned k = 0; k < nm; k++) {
 		uint64_t w;
 
+		if (p->cache) {
+			uint64_t l1 = p->cc.l1_misses, l2 = p->cc.l2_misses;
+
+			dbtp_cache_access(p->cache, m[k].addr, m[k].size,
+					  m[k].store, &p->cc);
+			if (!m[k].store && p->cc.l2_misses > l2) {
+				p->c.l2_misses++;
+				p->c.l1_misses++;
+				if (c->o.mem_penalty > extra)
+					extra = c->o.mem_penalty;
+			} else if (!m[k].store && p->cc.l1_misses > l1) {
+				p->c.l1_misses++;
+				if (c->o.l2_penalty > extra)
+					extra = c->o.l2_penalty;
+			}
+		}
 		if (m[k].store) {
 			p->c.stores++;
 			continue;
@@ -860,7 +891,7 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	}
 	t = issue(c, p, ft, ready);
 	p->c.stall[DBTP_STALL_PORT] += t - ready;
-	done = t + ft->latency;
+	done = t + ft->latency + extra;
 	/* an address register written back (push, pop, call, ret, pre- and
 	 * post-indexed addressing) is an add: ready the next cycle */
 	for (unsigned k = 0; k < in->nw; k++)
@@ -989,6 +1020,10 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 	c->arch = arch;
 	if (o)
 		c->o = *o;
+	if (c->o.cache && !c->o.l2_penalty && !c->o.mem_penalty) {
+		c->o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
+		c->o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
+	}
 	ce = arch == DBTP_ARCH_X86_64
 		 ? cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs)
 		 : cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &c->cs);
@@ -1129,6 +1164,8 @@ void dbtp_cycles_total(const dbtp_cycles *c, struct dbtp_cycles_counts *out)
 		out->stores += s->stores;
 		out->mem_deps += s->mem_deps;
 		out->mem_mismatch += s->mem_mismatch;
+		out->l1_misses += s->l1_misses;
+		out->l2_misses += s->l2_misses;
 		for (int k = 0; k < DBTP_STALL_N; k++)
 			out->stall[k] += s->stall[k];
 		for (int k = 0; k < DBTP_TIMING_MAX_RES; k++)

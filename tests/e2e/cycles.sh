@@ -168,6 +168,22 @@ eq "live = trace" "$(cy "$T/m.trace" '[.instructions, .total_cycles] | join(" ")
 	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/x86_64/memops" |
 		jq -r '[.instructions, .total_cycles] | join(" ")')"
 
+# The cache model: memops' 1000 loads touch 250 new lines (cache.sh
+# works them out), all cold misses in L1 and L2; each costs cycles.
+eq "cache model" "250 250 true" "$(cy "$T/m.trace" \
+	'[.l1_load_misses, .l2_load_misses, .cache_model] | join(" ")' --mcpu skylake --cache)"
+c1=$(cy "$T/m.trace" .total_cycles --mcpu skylake --cache)
+c2=$(cy "$T/m.trace" .total_cycles --mcpu skylake --cache-penalty 20,100)
+[ "$c1" -gt "$none" ] && [ "$c2" -gt "$c1" ] || fail "cache penalties: $none $c1 $c2"
+checks=$((checks + 1))
+eq "bad penalty" 2 "$(status "$DBTPROF" cycles --cache-penalty 5 "$T/m.trace")"
+# Live: the guest's output goes to stderr, the report stays JSON.
+eq "live guest output aside" "hello from guest" \
+	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/c/hello" 2>&1 >/dev/null | grep hello)"
+"$DBTPROF" diff --json --mcpu skylake -- "$G/c/hello" ::: "$G/c/hello" 2>/dev/null | jq -e '.delta == 1' >/dev/null ||
+	fail "live diff of a talking guest"
+checks=$((checks + 1))
+
 # Text output carries llvm-mca's terms.
 out=$("$DBTPROF" cycles --mcpu skylake "$T/m.trace")
 for term in "Instructions:      5005" "Total Cycles:" "Total uOps:        5005" \
