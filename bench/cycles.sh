@@ -178,17 +178,18 @@ for o in 0 1 2 3; do
 	S[$o]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/times$o")
 	"$D" record -q -m mem -o "$W/k$o.trace" -- "$W/k$o" 5 >/dev/null
 done
-echo "| pair | native s (A) | native s (B) | range A | range B | Δ truth | Δ model | E |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+echo "| pair | native s (A) | native s (B) | range A | range B | Δ truth | Δ model | E | Δ model --cache | E --cache |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 : >"$W/E"
 for p in "0 1" "1 2" "2 3" "0 3"; do
 	set -- $p
 	dm=$("$D" diff --json --mcpu znver3 "$W/k$1.trace" "$W/k$2.trace" | jq -r .delta)
-	awk -v a=${T[$1]} -v b=${T[$2]} -v m=$dm -v x=$1 -v y=$2 -v ra="${S[$1]}" -v rb="${S[$2]}" 'BEGIN {
-		t = b / a; e = t - m; if (e < 0) e = -e
-		printf "| -O%s → -O%s | %.2f | %.2f | %s | %s | %.3f | %.3f | %.3f |\n", x, y, a, b, ra, rb, t, m, e
-		print e > "/dev/stderr" }' 2>>"$W/E"
+	dc=$("$D" diff --json --mcpu znver3 --cache "$W/k$1.trace" "$W/k$2.trace" | jq -r .delta)
+	awk -v a=${T[$1]} -v b=${T[$2]} -v m=$dm -v mc=$dc -v x=$1 -v y=$2 -v ra="${S[$1]}" -v rb="${S[$2]}" 'BEGIN {
+		t = b / a; e = t - m; if (e < 0) e = -e; ec = t - mc; if (ec < 0) ec = -ec
+		printf "| -O%s → -O%s | %.2f | %.2f | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", x, y, a, b, ra, rb, t, m, e, mc, ec
+		print e, ec > "/dev/stderr" }' 2>>"$W/E"
 done
 echo
-echo "Mean E: $(awk '{s += $1} END {printf "%.3f", s / NR}' "$W/E")."
+echo "Mean E: $(awk '{s += $1; c += $2} END {printf "%.3f (with --cache: %.3f)", s / NR, c / NR}' "$W/E")."
 fi
