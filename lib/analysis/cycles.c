@@ -410,6 +410,8 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 	if (!bi->ins)
 		return nomem(err);
 	bi->ninsns = b->ninsns;
+	for (uint32_t i = 0; i < b->ninsns; i++)
+		bi->ins[i].form = UINT32_MAX; /* until decoded */
 	for (uint32_t i = 0; i < b->ninsns; i++) {
 		struct insn *in = &bi->ins[i];
 		const uint8_t *code = b->bytes + off;
@@ -643,31 +645,24 @@ static uint64_t sched_next(struct pipe *p, uint64_t d)
 	return p->sd;
 }
 
-/* Move the bitmaps' window so that it starts at @d, clearing the past. */
+/*
+ * Move the bitmaps' window so that it starts at @d.  A word is cleared
+ * once the window has passed all its 64 cycles (it is next used a horizon
+ * later); stale bits below @d in the current word are never looked at.
+ */
 static void advance(const dbtp_cycles *c, struct pipe *p, uint64_t d)
 {
 	unsigned nres = c->cpu->nres;
+	uint64_t w0 = p->base / 64, w1 = d / 64;
 
 	if (d <= p->base)
 		return;
-	if (d - p->base >= HORIZON) {
+	if (w1 - w0 >= HWORDS) {
 		memset(p->bits, 0, (size_t)nres * HWORDS * sizeof(*p->bits));
-		p->base = d;
-		return;
-	}
-	for (uint64_t cy = p->base; cy < d;) {
-		unsigned bit = cy % HORIZON;
-
-		if (!(bit & 63) && d - cy >= 64) {
+	} else {
+		for (uint64_t w = w0; w < w1; w++)
 			for (unsigned r = 0; r < nres; r++)
-				p->bits[(size_t)r * HWORDS + bit / 64] = 0;
-			cy += 64;
-		} else {
-			for (unsigned r = 0; r < nres; r++)
-				p->bits[(size_t)r * HWORDS + bit / 64] &=
-				    ~(1ull << (bit & 63));
-			cy++;
-		}
+				p->bits[(size_t)r * HWORDS + w % HWORDS] = 0;
 	}
 	p->base = d;
 }
