@@ -4,7 +4,7 @@
 set -eu
 PKGS="make gcc pkg-config libzstd-dev libcapstone-dev qemu-user
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross jq valgrind clang
-libclang-rt-14-dev xz-utils lua5.4 sqlite3 pigz time strace procps"
+libclang-rt-14-dev llvm-14 xz-utils lua5.4 sqlite3 pigz time strace procps"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,1208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cycles.c - the streaming out-of-order pipeline model.
+ *
+ * Each thread's instructions go, in their real order, through an issue-time
+ * formulation of llvm-mca's pipeline: for instruction i
+ *   dispatch D = the first cycle (not before the previous instruction's)
+ *       with room for its micro-ops in the dispatch group (dispatch width
+ *       micro-ops a cycle, an instruction wider than that takes whole
+ *       cycles), in the reorder buffer (the oldest instructions leave it
+ *       when they retire) and in the scheduler (instructions leave it when
+ *       they issue);
+ *   ready = max(D + 1, when its source registers are written, and for a
+ *       load, when an older store to overlapping bytes has executed);
+ *   issue t = when the last of its resource uses starts: each takes the
+ *       member of its group free first at or after ready (ties: the least
+ *       used) for its cycles, the first free ones from there (per-resource
+ *       busy bitmaps over a 65,536-cycle horizon);
+ *   its destinations are ready at t + latency; it retires at
+ *       max(t + latency + 1, the previous retirement).
+ * Total cycles are the last retirement + 1, as llvm-mca counts them.
+ * Unlike llvm-mca, which steps cycle by cycle and issues the oldest ready
+ * instruction first, an instruction here takes the first free slot at or
+ * after its ready cycle in program order: a younger instruction never
+ * takes a port from an older one that became ready later.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "analysis/timing.h"
+#include "dbtp/cache.h"
+#include "dbtp/cycles.h"
+
+#define HORIZON (1u << 16) /* cycles of resource bitmaps */
+#define HWORDS (HORIZON / 64)
+#define STORES 4096   /* store table entries (8-byte granules) */
+#define MAX_MEMS 1024 /* MEM events kept per block execution */
+#define NREGS 256
+#define MAX_RW 12
+
+struct insn {
+	uint32_t form;
+	uint16_t addr;	/* bit k: r[k] forms an address */
+	uint16_t waddr; /* bit k: w[k] is an address register (written back) */
+	uint8_t nr, nw, nmem;
+	uint8_t out;  /* outside the region (opts.keep) */
+	uint8_t call; /* a call (for opts.mca_compat) */
+	uint8_t r[MAX_RW], w[MAX_RW];
+};
+
+struct binfo {
+	uint32_t ninsns, nmem; /* nmem: expected MEM events */
+	uint32_t nin;	       /* instructions in the region */
+	struct insn *ins;      /* NULL: not decoded yet */
+};
+
+struct mem {
+	uint64_t addr;
+	uint32_t size;
+	uint8_t store;
+};
+
+struct store {
+	uint64_t gran, addr, done;
+	uint32_t size;
+};
+
+struct pipe {
+	uint32_t num;	 /* thread number */
+	uint64_t seq;	 /* instructions of the thread so far */
+	uint64_t d;	 /* current dispatch cycle */
+	unsigned slots;	 /* dispatch slots left in it */
+	uint64_t retire; /* last retirement */
+	int any;
+	/* reorder buffer: retirement cycle and micro-ops, oldest first */
+	uint64_t *rob_r;
+	uint16_t *rob_u;
+	unsigned rob_head, rob_n, rob_uops;
+	/* scheduler: instructions issuing at each cycle of the horizon (an
+	 * entry is free from its issue cycle on), and how many issue after
+	 * cycle @sd */
+	uint32_t *issuing;
+	uint64_t sd;
+	unsigned waiting;
+	uint64_t reg[NREGS];
+	uint64_t *bits; /* nres x HWORDS */
+	uint64_t base;	/* bitmaps valid for [base, base + HORIZON) */
+	struct store *st;
+	uint64_t store_max; /* all-alias: latest store execution */
+	dbtp_cache *cache;  /* opts.cache */
+	struct dbtp_cache_counts cc;
+	/* the block being collected */
+	uint32_t pend;
+	int has_pend;
+	struct mem *mems;
+	uint32_t nmems;
+	uint64_t extra_mems;
+	struct dbtp_cycles_counts c;
+};
+
+struct dbtp_cycles {
+	dbtp_timing *t;
+	const struct dbtp_cpu_params *cpu;
+	enum dbtp_arch arch;
+	struct dbtp_cycles_opts o;
+	csh cs;
+	cs_insn *ci;
+	uint8_t regmap[4096]; /* capstone register -> canonical (0: none) */
+	unsigned nregs, sp;   /* canonical registers; the stack pointer's */
+	struct binfo *b;
+	struct dbtp_cycles_block *bs;
+	uint32_t nb, decoded; /* blocks of the trace decoded so far */
+	struct pipe **th;
+	uint32_t nth;
+	int finished;
+	struct dbtp_form_timing def; /* for instructions without a form */
+	uint8_t *seen;		     /* per form: met in a decoded block */
+	size_t nseen;
+	uint64_t forms, untimed;
+};
+
+static int nomem(dbtp_err *err)
+{
+	return dbtp_err_set(err, ENOMEM, "cycle model: out of memory");
+}
+
+const char *dbtp_stall_name(int s)
+{
+	static const char *const n[] = {
+	    "reorder buffer full", "scheduler full", "register dependency",
+	    "memory dependency", "resource pressure"};
+
+	return s >= 0 && s < DBTP_STALL_N ? n[s] : "?";
+}
+
+/* --- registers ----------------------------------------------------------- */
+
+/* The full register a (sub-)register name belongs to, in @out. */
+static void canon_x86(const char *n, char *out, size_t sz)
+{
+	static const char *const legacy[][5] = {
+	    {"rax", "eax", "ax", "al", "ah"}, {"rbx", "ebx", "bx", "bl", "bh"},
+	    {"rcx", "ecx", "cx", "cl", "ch"}, {"rdx", "edx", "dx", "dl", "dh"},
+	    {"rsi", "esi", "si", "sil", ""},  {"rdi", "edi", "di", "dil", ""},
+	    {"rbp", "ebp", "bp", "bpl", ""},  {"rsp", "esp", "sp", "spl", ""},
+	};
+	size_t l = strlen(n);
+
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(*legacy); i++)
+		for (int j = 0; j < 5; j++)
+			if (legacy[i][j][0] && !strcmp(n, legacy[i][j])) {
+				snprintf(out, sz, "%s", legacy[i][0]);
+				return;
+			}
+	if (n[0] == 'r' && n[1] >= '0' && n[1] <= '9') {
+		/* r8..r15 with b/w/d suffixes */
+		snprintf(out, sz, "%.*s", (int)strspn(n, "r0123456789"), n);
+		return;
+	}
+	if (l > 3 && (!strncmp(n, "xmm", 3) || !strncmp(n, "ymm", 3) ||
+		      !strncmp(n, "zmm", 3))) {
+		snprintf(out, sz, "v%s", n + 3);
+		return;
+	}
+	if (!strcmp(n, "eflags") || !strcmp(n, "rflags") ||
+	    !strcmp(n, "flags")) {
+		snprintf(out, sz, "flags");
+		return;
+	}
+	if (!strcmp(n, "rip") || !strcmp(n, "eip") || !strcmp(n, "ip")) {
+		out[0] = 0;
+		return;
+	}
+	snprintf(out, sz, "%s", n);
+}
+
+static void canon_a64(const char *n, char *out, size_t sz)
+{
+	if (!strcmp(n, "wzr") || !strcmp(n, "xzr")) {
+		out[0] = 0;
+		return;
+	}
+	if (!strcmp(n, "wsp") || !strcmp(n, "sp")) {
+		snprintf(out, sz, "sp");
+		return;
+	}
+	if ((n[0] == 'w' || n[0] == 'x') && n[1] >= '0' && n[1] <= '9') {
+		snprintf(out, sz, "x%s", n + 1);
+		return;
+	}
+	if (strchr("bhsdqv", n[0]) && n[1] >= '0' && n[1] <= '9') {
+		snprintf(out, sz, "v%s", n + 1);
+		return;
+	}
+	snprintf(out, sz, "%s", n);
+}
+
+static void build_regmap(dbtp_cycles *c)
+{
+	char names[NREGS][16];
+	unsigned top =
+	    c->arch == DBTP_ARCH_AARCH64 ? ARM64_REG_ENDING : X86_REG_ENDING;
+
+	c->nregs = 1;
+	if (top > sizeof(c->regmap))
+		top = sizeof(c->regmap);
+	for (unsigned r = 1; r < top; r++) {
+		const char *n = cs_reg_name(c->cs, r);
+		char cn[16];
+		unsigned k;
+
+		if (!n)
+			continue;
+		if (c->arch == DBTP_ARCH_AARCH64)
+			canon_a64(n, cn, sizeof(cn));
+		else
+			canon_x86(n, cn, sizeof(cn));
+		if (!cn[0])
+			continue;
+		for (k = 1; k < c->nregs; k++)
+			if (!strcmp(names[k], cn))
+				break;
+		if (k == c->nregs) {
+			if (c->nregs == NREGS)
+				continue;
+			snprintf(names[k], sizeof(names[k]), "%s", cn);
+			c->nregs++;
+		}
+		c->regmap[r] = (uint8_t)k;
+		if (!strcmp(cn, c->arch == DBTP_ARCH_AARCH64 ? "sp" : "rsp"))
+			c->sp = k;
+	}
+}
+
+/* --- decoding blocks ----------------------------------------------------- */
+
+static int starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* x86: a register cleared whatever its value (xor r, r and the like). */
+static int zero_idiom(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const char *m = ci->mnemonic;
+
+	if (!(starts(m, "xor") || starts(m, "sub") || starts(m, "pxor") ||
+	      starts(m, "vpxor") || starts(m, "vxorp") || starts(m, "psub") ||
+	      starts(m, "vpsub") || starts(m, "pcmpgt") ||
+	      starts(m, "vpcmpgt")))
+		return 0;
+	if (x->op_count < 2)
+		return 0;
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].type != X86_OP_REG ||
+		    x->operands[i].reg != x->operands[x->op_count - 1].reg)
+			return 0;
+	return 1;
+}
+
+/*
+ * Memory operations QEMU (7.2) reports for one x86 instruction, as far as
+ * known: one per direction of each memory operand (read-modify-write: a
+ * load then a store), operands wider than 8 bytes as 8-byte pieces, one
+ * more for the implicit stack access of push, pop, call, ret and leave.
+ * Capstone 4 marks the operand of test, cmp, bt and the compares as
+ * written too; they only read.
+ */
+static unsigned x86_mems(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const char *m = ci->mnemonic;
+	int ro = (starts(m, "test") ||
+		  (starts(m, "cmp") && !starts(m, "cmpxchg") &&
+		   !starts(m, "cmps")) ||
+		  !strcmp(m, "bt") || starts(m, "ucomi") || starts(m, "comi") ||
+		  starts(m, "vucomi") || starts(m, "vcomi") ||
+		  starts(m, "ptest") || starts(m, "vptest"));
+	unsigned n = 0;
+
+	if (starts(m, "lea") || starts(m, "nop") || starts(m, "prefetch") ||
+	    starts(m, "endbr"))
+		return 0;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		unsigned pieces = op->size > 8 ? op->size / 8u : 1, dirs;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		dirs = ((op->access & CS_AC_READ) ? 1 : 0) +
+		       ((op->access & CS_AC_WRITE) && !ro ? 1 : 0);
+		n += pieces * (dirs ? dirs : 1);
+	}
+	if (starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
+	    starts(m, "ret") || !strcmp(m, "leave"))
+		n++;
+	return n;
+}
+
+/* The canonical registers an instruction's memory operands address with. */
+static unsigned addr_regs(const dbtp_cycles *c, const cs_insn *ci, uint8_t *out)
+{
+	unsigned n = 0, k[4];
+
+	if (c->arch == DBTP_ARCH_X86_64) {
+		const cs_x86 *x = &ci->detail->x86;
+
+		for (int i = 0; i < x->op_count && n < 4; i++)
+			if (x->operands[i].type == X86_OP_MEM) {
+				k[n++] = x->operands[i].mem.base;
+				if (n < 4)
+					k[n++] = x->operands[i].mem.index;
+			}
+	} else {
+		const cs_arm64 *a = &ci->detail->arm64;
+
+		for (int i = 0; i < a->op_count && n < 4; i++)
+			if (a->operands[i].type == ARM64_OP_MEM) {
+				k[n++] = a->operands[i].mem.base;
+				if (n < 4)
+					k[n++] = a->operands[i].mem.index;
+			}
+	}
+	for (unsigned i = 0; i < n; i++)
+		out[i] = k[i] < sizeof(c->regmap) ? c->regmap[k[i]] : 0;
+	return n;
+}
+
+static unsigned a64_mems(const cs_insn *ci)
+{
+	const char *m = ci->mnemonic;
+
+	if (starts(m, "prfm") || starts(m, "prfum"))
+		return 0;
+	if (starts(m, "ldp") || starts(m, "stp") || starts(m, "ldnp") ||
+	    starts(m, "stnp") || starts(m, "ldxp") || starts(m, "ldaxp") ||
+	    starts(m, "stxp") || starts(m, "stlxp"))
+		return 2;
+	if (starts(m, "cas") || starts(m, "swp") || starts(m, "ldadd") ||
+	    starts(m, "ldclr") || starts(m, "ldeor") || starts(m, "ldset") ||
+	    starts(m, "ldsmax") || starts(m, "ldsmin") || starts(m, "ldumax") ||
+	    starts(m, "ldumin"))
+		return 2;
+	if (starts(m, "ld") || starts(m, "st"))
+		return 1;
+	return 0;
+}
+
+/* Count form @f once. */
+static int note_form(dbtp_cycles *c, size_t f, dbtp_err *err)
+{
+	if (f >= c->nseen) {
+		size_t n = c->nseen ? c->nseen : 1024;
+		uint8_t *p;
+
+		while (n <= f)
+			n *= 2;
+		p = realloc(c->seen, n);
+		if (!p)
+			return nomem(err);
+		memset(p + c->nseen, 0, n - c->nseen);
+		c->seen = p;
+		c->nseen = n;
+	}
+	if (c->seen[f])
+		return 0;
+	c->seen[f] = 1;
+	c->forms++;
+	if (timing_at(c->t, (uint32_t)f)->flags & DBTP_FORM_DEFAULT)
+		c->untimed++;
+	return 0;
+}
+
+/*
+ * Decode block @b: registers read and written, expected memory events, and
+ * the forms; forms not in the table are appended to @forms/@lens.
+ */
+static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
+		  dbtp_err *err)
+{
+	struct binfo *bi;
+	uint32_t off = 0;
+
+	if (id >= c->nb) {
+		uint32_t nb = c->nb ? c->nb : 256;
+		void *p, *q;
+
+		while (nb <= id)
+			nb *= 2;
+		p = realloc(c->b, nb * sizeof(*c->b));
+		if (!p)
+			return nomem(err);
+		c->b = p;
+		q = realloc(c->bs, nb * sizeof(*c->bs));
+		if (!q)
+			return nomem(err);
+		c->bs = q;
+		memset(c->b + c->nb, 0, (nb - c->nb) * sizeof(*c->b));
+		memset(c->bs + c->nb, 0, (nb - c->nb) * sizeof(*c->bs));
+		c->nb = nb;
+	}
+	bi = &c->b[id];
+	if (bi->ins)
+		return 0;
+	bi->ins = calloc(b->ninsns ? b->ninsns : 1, sizeof(*bi->ins));
+	if (!bi->ins)
+		return nomem(err);
+	bi->ninsns = b->ninsns;
+	for (uint32_t i = 0; i < b->ninsns; i++)
+		bi->ins[i].form = UINT32_MAX; /* until decoded */
+	for (uint32_t i = 0; i < b->ninsns; i++) {
+		struct insn *in = &bi->ins[i];
+		const uint8_t *code = b->bytes + off;
+		size_t len = b->sizes[i];
+		uint64_t addr = b->vaddr + off;
+		cs_regs rr, ww;
+		uint8_t nr = 0, nw = 0;
+		int64_t f;
+
+		if (off + len > b->nbytes || !len)
+			break;
+		off += (uint32_t)len;
+		if (c->o.keep && !c->o.keep(c->o.arg, b, i, addr))
+			in->out = 1;
+		else
+			bi->nin++;
+		f = timing_index(c->t, code, (unsigned)len);
+		in->form = f < 0 ? UINT32_MAX : (uint32_t)f;
+		if (f >= 0 && note_form(c, (size_t)f, err))
+			return -1;
+		if (!cs_disasm_iter(c->cs, &code, &len, &addr, c->ci))
+			continue; /* undecodable: no registers, no memory */
+		if (cs_regs_access(c->cs, c->ci, rr, &nr, ww, &nw) ==
+		    CS_ERR_OK) {
+			int idiom =
+			    c->arch == DBTP_ARCH_X86_64 && zero_idiom(c->ci);
+			uint8_t ar[4];
+			unsigned na = addr_regs(c, c->ci, ar);
+
+			for (unsigned k = 0; k < nr && !idiom; k++) {
+				uint8_t r = rr[k] < sizeof(c->regmap)
+						? c->regmap[rr[k]]
+						: 0;
+
+				if (!r || in->nr >= MAX_RW)
+					continue;
+				for (unsigned a = 0; a < na; a++)
+					if (ar[a] == r)
+						in->addr |= 1u << in->nr;
+				if (r == c->sp)
+					in->addr |= 1u << in->nr;
+				in->r[in->nr++] = r;
+			}
+			for (unsigned k = 0; k < nw; k++) {
+				uint8_t r = ww[k] < sizeof(c->regmap)
+						? c->regmap[ww[k]]
+						: 0;
+
+				if (!r || in->nw >= MAX_RW)
+					continue;
+				for (unsigned a = 0; a < na; a++)
+					if (ar[a] == r)
+						in->waddr |= 1u << in->nw;
+				if (r == c->sp)
+					in->waddr |= 1u << in->nw;
+				in->w[in->nw++] = r;
+			}
+		}
+		in->call = (uint8_t)cs_insn_group(c->cs, c->ci, CS_GRP_CALL);
+		in->nmem =
+		    (uint8_t)(c->arch == DBTP_ARCH_X86_64 ? x86_mems(c->ci)
+							  : a64_mems(c->ci));
+		bi->nmem += in->nmem;
+	}
+	return 0;
+}
+
+/* Time the forms of blocks [c->decoded, @upto) of @trace, or of @b alone. */
+static int prepare(dbtp_cycles *c, const dbtp_trace *trace,
+		   const struct dbtp_block *b, dbtp_err *err)
+{
+	const uint8_t **forms = NULL;
+	uint8_t *lens = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t lo = b->id, hi = b->id + 1;
+	int rc = -1;
+
+	if (trace && dbtp_trace_nblocks(trace) > b->id) {
+		lo = c->decoded < b->id ? c->decoded : b->id;
+		hi = dbtp_trace_nblocks(trace);
+	}
+	for (uint32_t id = lo; id < hi; id++) {
+		const struct dbtp_block *x =
+		    trace && id != b->id ? dbtp_trace_block(trace, id) : b;
+		uint32_t off = 0;
+
+		if (!x || (id < c->nb && c->b[id].ins))
+			continue;
+		for (uint32_t i = 0; i < x->ninsns; i++) {
+			if (off + x->sizes[i] > x->nbytes || !x->sizes[i] ||
+			    x->sizes[i] > DBTP_TIMING_MAX_BYTES)
+				break;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				const uint8_t **f =
+				    realloc(forms, nc * sizeof(*f));
+				uint8_t *l;
+
+				if (!f)
+					goto nomem;
+				forms = f;
+				l = realloc(lens, nc);
+				if (!l)
+					goto nomem;
+				lens = l;
+				cap = nc;
+			}
+			forms[n] = x->bytes + off;
+			lens[n++] = x->sizes[i];
+			off += x->sizes[i];
+		}
+	}
+	if (dbtp_timing_resolve(c->t, forms, lens, n, err))
+		goto out;
+	for (uint32_t id = lo; id < hi; id++) {
+		const struct dbtp_block *x =
+		    trace && id != b->id ? dbtp_trace_block(trace, id) : b;
+
+		if (x && decode(c, x, id, err))
+			goto out;
+	}
+	if (trace && hi > c->decoded && lo <= c->decoded)
+		c->decoded = hi;
+	rc = 0;
+	goto out;
+nomem:
+	nomem(err);
+out:
+	free(forms);
+	free(lens);
+	return rc;
+}
+
+/* --- the pipeline -------------------------------------------------------- */
+
+/* Free a pipe's buffers (an ended thread keeps only its counts). */
+static void pipe_release(struct pipe *p)
+{
+	free(p->rob_r);
+	free(p->rob_u);
+	free(p->issuing);
+	free(p->bits);
+	free(p->st);
+	free(p->mems);
+	dbtp_cache_free(p->cache);
+	p->cache = NULL;
+	p->rob_r = NULL;
+	p->rob_u = NULL;
+	p->issuing = NULL;
+	p->bits = NULL;
+	p->st = NULL;
+	p->mems = NULL;
+	p->rob_head = p->rob_n = p->rob_uops = 0;
+	p->waiting = 0;
+	p->nmems = 0;
+	p->has_pend = 0;
+}
+
+/* (Re)allocate a pipe's buffers, empty: the pipeline drained. */
+static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
+{
+	unsigned nres = c->cpu->nres ? c->cpu->nres : 1;
+
+	p->rob_r = calloc(c->cpu->rob, sizeof(*p->rob_r));
+	p->rob_u = calloc(c->cpu->rob, sizeof(*p->rob_u));
+	p->issuing = calloc(HORIZON, sizeof(*p->issuing));
+	p->bits = calloc((size_t)nres * HWORDS, sizeof(*p->bits));
+	p->st = calloc(STORES, sizeof(*p->st));
+	p->mems = calloc(MAX_MEMS, sizeof(*p->mems));
+	if (!p->rob_r || !p->rob_u || !p->issuing || !p->bits || !p->st ||
+	    !p->mems) {
+		pipe_release(p);
+		return -1;
+	}
+	if (c->o.cache) {
+		struct dbtp_cache_opts co;
+
+		dbtp_cache_default_opts(&co);
+		if (dbtp_cache_new(&p->cache, &co.l1, &co.l2, NULL)) {
+			pipe_release(p);
+			return -1;
+		}
+	}
+	p->base = p->d;
+	p->sd = p->d;
+	return 0;
+}
+
+static struct pipe *pipe_new(const dbtp_cycles *c)
+{
+	struct pipe *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->slots = c->cpu->dispatch;
+	if (pipe_bufs(c, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void pipe_free(struct pipe *p)
+{
+	if (!p)
+		return;
+	pipe_release(p);
+	free(p);
+}
+
+/* Move the scheduler's clock to @d: entries issued by then are free. */
+static void sched_at(struct pipe *p, uint64_t d)
+{
+	for (; p->sd < d && p->waiting; p->sd++) {
+		uint32_t *n = &p->issuing[(p->sd + 1) % HORIZON];
+
+		p->waiting -= *n;
+		*n = 0;
+	}
+	if (p->sd < d)
+		p->sd = d;
+}
+
+/* The first cycle after @d at which an entry frees. */
+static uint64_t sched_next(struct pipe *p, uint64_t d)
+{
+	sched_at(p, d);
+	while (p->waiting && !p->issuing[(p->sd + 1) % HORIZON])
+		p->sd++;
+	sched_at(p, p->sd + 1);
+	return p->sd;
+}
+
+/*
+ * Move the bitmaps' window so that it starts at @d.  A word is cleared
+ * once the window has passed all its 64 cycles (it is next used a horizon
+ * later); stale bits below @d in the current word are never looked at.
+ */
+static void advance(const dbtp_cycles *c, struct pipe *p, uint64_t d)
+{
+	unsigned nres = c->cpu->nres;
+	uint64_t w0 = p->base / 64, w1 = d / 64;
+
+	if (d <= p->base)
+		return;
+	if (w1 - w0 >= HWORDS) {
+		memset(p->bits, 0, (size_t)nres * HWORDS * sizeof(*p->bits));
+	} else {
+		for (uint64_t w = w0; w < w1; w++)
+			for (unsigned r = 0; r < nres; r++)
+				p->bits[(size_t)r * HWORDS + w % HWORDS] = 0;
+	}
+	p->base = d;
+}
+
+/* Beyond the horizon a cycle is taken as free and not recorded. */
+static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
+{
+	unsigned bit = cy % HORIZON;
+	uint64_t *w = &p->bits[(size_t)r * HWORDS + bit / 64];
+
+	if (cy >= p->base + HORIZON)
+		return;
+	if (on)
+		*w |= 1ull << (bit & 63);
+	else
+		*w &= ~(1ull << (bit & 63));
+}
+
+/* First cycle >= @t at which resource @r is free. */
+static uint64_t free_from(const struct pipe *p, unsigned r, uint64_t t)
+{
+	while (t < p->base + HORIZON) {
+		unsigned bit = t % HORIZON;
+		uint64_t w =
+		    p->bits[(size_t)r * HWORDS + bit / 64] >> (bit & 63);
+
+		if (~w & 1)
+			break;
+		if (w == ~0ull >> (bit & 63))
+			t += 64 - (bit & 63);
+		else
+			t += (unsigned)__builtin_ctzll(~w);
+	}
+	return t;
+}
+
+/*
+ * The issue cycle of an instruction ready at @ready using @ft's resources.
+ * Each use takes the member of its group free first (ties: the least used
+ * so far) and holds it for its cycles, the first free ones from there; the
+ * instruction issues when its last use has started.  Reserves the cycles
+ * and counts them.
+ */
+static uint64_t issue(const dbtp_cycles *c, struct pipe *p,
+		      const struct dbtp_form_timing *ft, uint64_t ready)
+{
+	uint64_t t = ready;
+
+	for (unsigned u = 0; u < ft->nuse; u++) {
+		uint64_t best = UINT64_MAX, cy;
+		unsigned bp = 0, left;
+
+		for (uint64_t m = ft->use[u].mask; m; m &= m - 1) {
+			unsigned r = (unsigned)__builtin_ctzll(m);
+			uint64_t s;
+
+			if (r >= c->cpu->nres)
+				continue;
+			s = free_from(p, r, ready);
+			if (s < best ||
+			    (s == best && p->c.res[r] < p->c.res[bp])) {
+				best = s;
+				bp = r;
+			}
+		}
+		if (best == UINT64_MAX)
+			continue;
+		if (best > t)
+			t = best;
+		for (cy = best, left = ft->use[u].cycles; left; left--) {
+			cy = free_from(p, bp, cy);
+			set_busy(p, bp, cy, 1);
+			cy++;
+		}
+		p->c.res[bp] += ft->use[u].cycles;
+	}
+	return t;
+}
+
+static inline uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* When a load of [@a, @a+@n) may execute: after overlapping older stores. */
+static uint64_t load_after(const struct pipe *p, uint64_t a, uint32_t n)
+{
+	uint64_t t = 0;
+
+	if (!n)
+		n = 1;
+	for (uint64_t g = a >> 3, e = (a + n - 1) >> 3, k = 0; g <= e && k < 8;
+	     g++, k++) {
+		const struct store *s = &p->st[g % STORES];
+
+		if (s->gran == g + 1 && s->addr < a + n &&
+		    a < s->addr + s->size)
+			t = max64(t, s->done);
+	}
+	return t;
+}
+
+static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done)
+{
+	if (!n)
+		n = 1;
+	for (uint64_t g = a >> 3, e = (a + n - 1) >> 3, k = 0; g <= e && k < 8;
+	     g++, k++) {
+		struct store *s = &p->st[g % STORES];
+
+		s->gran = g + 1;
+		s->addr = a;
+		s->size = n;
+		s->done = done;
+	}
+}
+
+/* Run one instruction through the pipeline. */
+static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
+		 const struct dbtp_form_timing *ft, const struct mem *m,
+		 unsigned nm, uint64_t *frontier, struct dbtp_cycles_insn *ci)
+{
+	const struct dbtp_cpu_params *cpu = c->cpu;
+	unsigned u = ft->uops ? ft->uops : 1,
+		 rob_u = u > cpu->rob ? cpu->rob : u;
+	uint64_t d = p->d, d0, ready, regready = 0, memready = 0, t, done, r;
+	unsigned extra = 0; /* cache-miss cycles of its loads */
+
+	/* reorder buffer */
+	d0 = d;
+	while (p->rob_uops + rob_u > cpu->rob) {
+		d = max64(d, p->rob_r[p->rob_head]);
+		p->rob_uops -= p->rob_u[p->rob_head];
+		p->rob_head = (p->rob_head + 1) % cpu->rob;
+		p->rob_n--;
+	}
+	p->c.stall[DBTP_STALL_ROB] += d - d0;
+	/* scheduler */
+	d0 = d;
+	sched_at(p, d);
+	while (p->waiting >= cpu->sched)
+		d = sched_next(p, d);
+	p->c.stall[DBTP_STALL_SCHED] += d - d0;
+	if (d > p->d)
+		p->slots = cpu->dispatch;
+	/* dispatch group */
+	if (p->slots < (u < cpu->dispatch ? u : cpu->dispatch)) {
+		d++;
+		p->slots = cpu->dispatch;
+	}
+	{
+		unsigned left = u;
+
+		for (;;) {
+			unsigned take = left < p->slots ? left : p->slots;
+
+			p->slots -= take;
+			left -= take;
+			if (!left)
+				break;
+			d++;
+			p->slots = cpu->dispatch;
+		}
+	}
+	p->d = d;
+	advance(c, p, d);
+	/* operands; a load-op reads its data operands after the load */
+	{
+		unsigned adv = 0;
+
+		if ((ft->flags & DBTP_FORM_LOAD) && ft->latency > 1)
+			adv = cpu->load_latency < ft->latency - 1u
+				  ? cpu->load_latency
+				  : ft->latency - 1u;
+		for (unsigned k = 0; k < in->nr; k++) {
+			uint64_t need = p->reg[in->r[k]];
+
+			if (adv && !((in->addr >> k) & 1))
+				need = need > adv ? need - adv : 0;
+			regready = max64(regready, need);
+		}
+	}
+	ready = max64(d + 1, regready);
+	p->c.stall[DBTP_STALL_REG] += ready - (d + 1);
+	for (unsigned k = 0; k < nm; k++) {
+		uint64_t w;
+
+		if (p->cache) {
+			uint64_t l1 = p->cc.l1_misses, l2 = p->cc.l2_misses;
+
+			dbtp_cache_access(p->cache, m[k].addr, m[k].size,
+					  m[k].store, &p->cc);
+			if (!m[k].store && p->cc.l2_misses > l2) {
+				p->c.l2_misses++;
+				p->c.l1_misses++;
+				if (c->o.mem_penalty > extra)
+					extra = c->o.mem_penalty;
+			} else if (!m[k].store && p->cc.l1_misses > l1) {
+				p->c.l1_misses++;
+				if (c->o.l2_penalty > extra)
+					extra = c->o.l2_penalty;
+			}
+		}
+		if (m[k].store) {
+			p->c.stores++;
+			continue;
+		}
+		p->c.loads++;
+		if (c->o.alias == DBTP_ALIAS_NONE)
+			continue;
+		w = c->o.alias == DBTP_ALIAS_ALL
+			? p->store_max
+			: load_after(p, m[k].addr, m[k].size);
+		if (w > d + 1)
+			p->c.mem_deps++;
+		memready = max64(memready, w);
+	}
+	if (memready > ready) {
+		p->c.stall[DBTP_STALL_MEM] += memready - ready;
+		ready = memready;
+	}
+	t = issue(c, p, ft, ready);
+	p->c.stall[DBTP_STALL_PORT] += t - ready;
+	done = t + ft->latency + extra;
+	/* an address register written back (push, pop, call, ret, pre- and
+	 * post-indexed addressing) is an add: ready the next cycle */
+	for (unsigned k = 0; k < in->nw; k++)
+		p->reg[in->w[k]] =
+		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : done;
+	for (unsigned k = 0; k < nm; k++)
+		if (m[k].store) {
+			if (c->o.alias == DBTP_ALIAS_ADDR)
+				store_at(p, m[k].addr, m[k].size, done);
+			p->store_max = max64(p->store_max, done);
+		}
+	/* llvm-mca 14 gives a call 100 cycles to execute (not to its
+	 * results) */
+	r = max64((c->o.mca_compat && in->call ? t + 100 : done) + 1,
+		  p->retire);
+	*frontier += p->any ? r - p->retire : r + 1;
+	p->retire = r;
+	p->any = 1;
+	/* into the reorder buffer and the scheduler */
+	{
+		unsigned tail = (p->rob_head + p->rob_n) % cpu->rob;
+
+		p->rob_r[tail] = r;
+		p->rob_u[tail] = (uint16_t)rob_u;
+		p->rob_n++;
+		p->rob_uops += rob_u;
+	}
+	/* (an issue beyond the horizon is counted at its edge) */
+	p->issuing[(t - p->sd < HORIZON ? t : p->sd + HORIZON - 1) % HORIZON]++;
+	p->waiting++;
+	p->c.insns++;
+	p->c.uops += u;
+	if (ci) {
+		ci->dispatch = d;
+		ci->issue = t;
+		ci->executed = done;
+		ci->retire = r;
+	}
+}
+
+/* Time thread @p's pending block with the memory events collected. */
+static void run_block(dbtp_cycles *c, struct pipe *p)
+{
+	struct binfo *bi = &c->b[p->pend];
+	const struct dbtp_form_timing *def = &c->def;
+	uint64_t frontier = 0;
+	uint32_t mi = 0;
+	int match = bi->nmem == p->nmems && !p->extra_mems;
+	uint64_t lo = c->o.from, hi = c->o.from + c->o.count;
+
+	if ((c->o.count &&
+	     (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) ||
+	    (c->o.keep && !bi->nin)) {
+		/* outside the window or the region */
+		p->seq += bi->ninsns;
+		p->has_pend = 0;
+		p->nmems = 0;
+		p->extra_mems = 0;
+		return;
+	}
+	if (!match)
+		p->c.mem_mismatch++;
+	for (uint32_t i = 0; i < bi->ninsns; i++, p->seq++) {
+		const struct insn *in = &bi->ins[i];
+		const struct dbtp_form_timing *ft =
+		    in->form == UINT32_MAX ? def : timing_at(c->t, in->form);
+		unsigned nm = 0;
+		const struct mem *m = NULL;
+		struct dbtp_cycles_insn ci;
+		int skip =
+		    (c->o.count && (p->seq < lo || p->seq >= hi)) || in->out;
+
+		if (in->nmem && mi < p->nmems) {
+			m = &p->mems[mi];
+			nm = in->nmem;
+			if (nm > p->nmems - mi)
+				nm = p->nmems - mi;
+			mi += nm;
+		}
+		if (skip)
+			continue;
+		step(c, p, in, ft, m, nm, &frontier, c->o.on_insn ? &ci : NULL);
+		if (c->o.on_insn) {
+			ci.thread = p->num;
+			ci.block = p->pend;
+			ci.insn = i;
+			ci.seq = p->seq;
+			c->o.on_insn(c->o.arg, &ci);
+		}
+	}
+	/* events beyond the expected ones still count as operations */
+	for (; mi < p->nmems; mi++) {
+		if (p->mems[mi].store)
+			p->c.stores++;
+		else
+			p->c.loads++;
+	}
+	p->c.cycles = p->any ? p->retire + 1 : 0;
+	p->c.blocks++;
+	c->bs[p->pend].execs++;
+	c->bs[p->pend].cycles += frontier;
+	p->has_pend = 0;
+	p->nmems = 0;
+	p->extra_mems = 0;
+}
+
+/* --- the stream ---------------------------------------------------------- */
+
+int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
+		    const struct dbtp_cycles_opts *o, dbtp_err *err)
+{
+	dbtp_cycles *c;
+	cs_err ce;
+
+	*out = NULL;
+	if (arch != DBTP_ARCH_X86_64 && arch != DBTP_ARCH_AARCH64)
+		return dbtp_err_set(err, EINVAL,
+				    "cycle model: unsupported architecture %s",
+				    dbtp_arch_name(arch));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return nomem(err);
+	c->t = t;
+	c->cpu = dbtp_timing_cpu(t);
+	timing_default(t, &c->def);
+	c->arch = arch;
+	if (o)
+		c->o = *o;
+	if (c->o.cache && !c->o.l2_penalty && !c->o.mem_penalty) {
+		c->o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
+		c->o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
+	}
+	ce = arch == DBTP_ARCH_X86_64
+		 ? cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs)
+		 : cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &c->cs);
+	if (ce != CS_ERR_OK) {
+		free(c);
+		return dbtp_err_set(err, 0, "capstone: %s", cs_strerror(ce));
+	}
+	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	c->ci = cs_malloc(c->cs);
+	if (!c->ci) {
+		cs_close(&c->cs);
+		free(c);
+		return nomem(err);
+	}
+	build_regmap(c);
+	*out = c;
+	return 0;
+}
+
+static struct pipe *thread(dbtp_cycles *c, uint32_t num, dbtp_err *err)
+{
+	if (c->finished) {
+		dbtp_err_set(err, EINVAL, "cycle model: event after the end");
+		return NULL;
+	}
+	if (num >= c->nth) {
+		struct pipe **th;
+
+		if (num > 1u << 20) {
+			dbtp_err_set(err, EINVAL, "cycle model: thread %u",
+				     num);
+			return NULL;
+		}
+		th = realloc(c->th, ((size_t)num + 1) * sizeof(*th));
+		if (!th) {
+			nomem(err);
+			return NULL;
+		}
+		memset(th + c->nth, 0, (num + 1 - c->nth) * sizeof(*th));
+		c->th = th;
+		c->nth = num + 1;
+	}
+	if (!c->th[num]) {
+		if (!(c->th[num] = pipe_new(c)))
+			nomem(err);
+		else
+			c->th[num]->num = num;
+	} else if (!c->th[num]->rob_r && pipe_bufs(c, c->th[num])) {
+		nomem(err); /* events after the thread's exit */
+		return NULL;
+	}
+	return c->th[num];
+}
+
+int dbtp_cycles_event(dbtp_cycles *c, const dbtp_trace *trace,
+		      const struct dbtp_event *ev, dbtp_err *err)
+{
+	struct pipe *p;
+
+	switch (ev->type) {
+	case DBTP_EV_BLOCK:
+		if (!(p = thread(c, ev->thread, err)))
+			return -1;
+		if (p->has_pend)
+			run_block(c, p);
+		if ((ev->block->id >= c->nb || !c->b[ev->block->id].ins) &&
+		    prepare(c, trace, ev->block, err))
+			return -1;
+		p->pend = ev->block->id;
+		p->has_pend = 1;
+		return 0;
+	case DBTP_EV_MEM:
+		if (!(p = thread(c, ev->thread, err)))
+			return -1;
+		if (!p->has_pend)
+			return 0;
+		if (p->nmems < MAX_MEMS) {
+			struct mem *m = &p->mems[p->nmems++];
+
+			m->addr = ev->addr;
+			m->size = ev->size;
+			m->store = !!(ev->mem_flags & DBTP_ACCESS_STORE);
+		} else {
+			p->extra_mems++;
+		}
+		return 0;
+	case DBTP_EV_THREAD_EXIT:
+		/* the thread's counts stay, its buffers go: many short
+		 * threads cost little */
+		if (ev->thread < c->nth && c->th[ev->thread]) {
+			if (c->th[ev->thread]->has_pend)
+				run_block(c, c->th[ev->thread]);
+			pipe_release(c->th[ev->thread]);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int dbtp_cycles_finish(dbtp_cycles *c, dbtp_err *err)
+{
+	(void)err;
+	if (c->finished)
+		return 0;
+	for (uint32_t i = 0; i < c->nth; i++)
+		if (c->th[i] && c->th[i]->has_pend)
+			run_block(c, c->th[i]);
+	c->finished = 1;
+	return 0;
+}
+
+uint32_t dbtp_cycles_nthreads(const dbtp_cycles *c)
+{
+	return c->nth;
+}
+
+const struct dbtp_cycles_counts *dbtp_cycles_thread(const dbtp_cycles *c,
+						    uint32_t num)
+{
+	return num < c->nth && c->th[num] ? &c->th[num]->c : NULL;
+}
+
+void dbtp_cycles_total(const dbtp_cycles *c, struct dbtp_cycles_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < c->nth; i++) {
+		const struct dbtp_cycles_counts *s;
+
+		if (!c->th[i])
+			continue;
+		s = &c->th[i]->c;
+		out->insns += s->insns;
+		out->uops += s->uops;
+		out->cycles += s->cycles;
+		out->blocks += s->blocks;
+		out->loads += s->loads;
+		out->stores += s->stores;
+		out->mem_deps += s->mem_deps;
+		out->mem_mismatch += s->mem_mismatch;
+		out->l1_misses += s->l1_misses;
+		out->l2_misses += s->l2_misses;
+		for (int k = 0; k < DBTP_STALL_N; k++)
+			out->stall[k] += s->stall[k];
+		for (int k = 0; k < DBTP_TIMING_MAX_RES; k++)
+			out->res[k] += s->res[k];
+	}
+}
+
+uint32_t dbtp_cycles_nblocks(const dbtp_cycles *c)
+{
+	uint32_t n = c->nb;
+
+	while (n && !c->bs[n - 1].execs)
+		n--;
+	return n;
+}
+
+const struct dbtp_cycles_block *dbtp_cycles_block(const dbtp_cycles *c,
+						  uint32_t id)
+{
+	return id < c->nb ? &c->bs[id] : NULL;
+}
+
+void dbtp_cycles_forms(const dbtp_cycles *c, uint64_t *forms, uint64_t *untimed)
+{
+	*forms = c->forms;
+	*untimed = c->untimed;
+}
+
+void dbtp_cycles_free(dbtp_cycles *c)
+{
+	if (!c)
+		return;
+	free(c->seen);
+	for (uint32_t i = 0; i < c->nth; i++)
+		pipe_free(c->th[i]);
+	free(c->th);
+	for (uint32_t i = 0; i < c->nb; i++)
+		free(c->b[i].ins);
+	free(c->b);
+	free(c->bs);
+	if (c->ci)
+		cs_free(c->ci, 1);
+	cs_close(&c->cs);
+	free(c);
+}

@@ -1,0 +1,234 @@
+#!/bin/bash
+# Cycle estimation: counts against stats, per-iteration cycles of loop
+# kernels against llvm-mca-14 -iterations=1000 on the same body and CPU
+# (within 5%), the timing-table cache, live mode, and the errors.
+. tests/e2e/lib.sh
+
+export DBTPROF_CACHE_DIR=$T/cache
+MCA=llvm-mca-14
+
+# cy TRACE FILTER ARGS... : a value from `cycles --json`
+cy() {
+	tr=$1
+	f=$2
+	shift 2
+	"$DBTPROF" cycles --json "$@" "$tr" | jq -r "$f"
+}
+
+# within WHAT A B PCT : |A - B| <= PCT% of B
+within() {
+	checks=$((checks + 1))
+	awk -v a="$2" -v b="$3" -v p="$4" 'BEGIN {
+		d = a - b; if (d < 0) d = -d; exit !(d <= p / 100 * b) }' ||
+		fail "$1: $2 is not within $4% of $3"
+}
+
+# memops: 1000 iterations of a load, a store to other bytes, add, dec,
+# jnz: 5005 instructions, all one micro-op on Skylake, 1000 loads and
+# 1000 stores matched one to one to the memory instructions.
+"$DBTPROF" record -q -m mem -o "$T/m.trace" -- "$G/x86_64/memops"
+eq "memops counts" "5005 5005 1000 1000 0 0" "$(cy "$T/m.trace" \
+	'[.instructions, .total_uops, .loads, .stores, .mem_mismatch_blocks, .loads_after_store] | join(" ")' \
+	--mcpu skylake)"
+eq "memops instructions = stats" "$(js "$T/m.trace" .instructions)" \
+	"$(cy "$T/m.trace" .instructions --mcpu skylake)"
+eq "skylake machine" "6 224 60" "$(cy "$T/m.trace" \
+	'[.dispatch_width, .rob_size, .scheduler_size] | join(" ")' --mcpu skylake)"
+# The loop against llvm-mca: 999 iterations of the body.
+printf 'mov (%%rsi), %%rax\nmov %%rax, 8(%%rsi)\nadd $16, %%rsi\ndec %%ecx\njnz .L\n' >"$T/memops.s"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=999 "$T/memops.s" |
+	awk '/^Total Cycles:/ {print $3}')
+got=$(cy "$T/m.trace" '.blocks[] | select(.executions == 999) | .cycles' --mcpu skylake)
+within "memops loop vs llvm-mca" "$got" "$ref" 2
+# Block cycles add up to the total.
+eq "blocks add up" "$(cy "$T/m.trace" .total_cycles --mcpu skylake)" \
+	"$(cy "$T/m.trace" '[.blocks[].cycles] | add' --mcpu skylake)"
+
+# The table was cached: a second run needs no llvm-mca.
+eq "cached table" "0 0 10 0" "$(cy "$T/m.trace" \
+	'.timing_table | [.llvm_runs, .measured, .forms, .untimed] | join(" ")' --mcpu skylake)"
+ls "$T/cache"/llvm-14.*-x86_64-unknown-linux-gnu-skylake.timing >/dev/null ||
+	fail "no cache file"
+eq "no cache: llvm-mca runs" "2" "$(cy "$T/m.trace" .timing_table.llvm_runs \
+	--mcpu skylake --no-cache)"
+
+# Memory ordering: with every load after every store the loop is slower.
+none=$(cy "$T/m.trace" .total_cycles --mcpu skylake --alias none)
+all=$(cy "$T/m.trace" .total_cycles --mcpu skylake --alias all)
+eq "alias addr = none here" "$none" "$(cy "$T/m.trace" .total_cycles --mcpu skylake)"
+[ "$all" -gt $((none * 2)) ] || fail "alias all: $all not > 2 x $none"
+checks=$((checks + 1))
+
+# Loop kernels: cycles per iteration of each loop block against llvm-mca.
+K=(
+	"chain|imul %rax, %rax;imul %rax, %rax;imul %rax, %rax;imul %rax, %rax"
+	"alu|add \$1, %rax;add \$1, %rbx;add \$1, %rdx;add \$1, %rsi;add \$1, %rdi;add \$1, %r8"
+	"ldst|mov (%rsp), %rax;mov %rax, -8(%rsp);add (%rsp), %rbx"
+	"mulhadd|mulq %rbx;vhaddps %xmm0, %xmm0, %xmm1;vhaddps %xmm0, %xmm0, %xmm2"
+	"fp|vmulps %ymm0, %ymm1, %ymm2;vaddps %ymm2, %ymm3, %ymm3;vaddps %ymm2, %ymm4, %ymm4"
+	"div|xor %edx, %edx;divq %rbx"
+	"lea|lea (%rax,%rbx,2), %rcx;shl \$3, %rcx;or %rcx, %rdx;imul %rdx, %rsi"
+)
+{
+	printf '.text\n.globl _start\n_start:\nmov $3, %%ebx\n'
+	for k in "${K[@]}"; do
+		n=${k%%|*}
+		printf 'mov $1000, %%r15d\n.globl k_%s\nk_%s:\n' "$n" "$n"
+		echo "${k#*|}" | tr ';' '\n'
+		printf 'dec %%r15d\njnz k_%s\n' "$n"
+	done
+	printf 'mov $60, %%eax\nxor %%edi, %%edi\nsyscall\n'
+} >"$T/k.S"
+gcc -nostdlib -static -no-pie -o "$T/k" "$T/k.S"
+"$DBTPROF" record -q --cpu max -m mem -o "$T/k.trace" -- "$T/k"
+for cpu in skylake znver3; do
+	"$DBTPROF" cycles --json --top 100 --mcpu $cpu "$T/k.trace" >"$T/k.json"
+	for k in "${K[@]}"; do
+		n=${k%%|*}
+		{
+			echo "${k#*|}" | tr ';' '\n'
+			printf 'dec %%r15d\njnz .L\n'
+		} >"$T/body.s"
+		ref=$($MCA -mtriple=x86_64 -mcpu=$cpu -iterations=1000 "$T/body.s" |
+			awk '/^Total Cycles:/ {print $3 / 1000}')
+		got=$(jq -r ".blocks[] | select(.where == \"k_$n+0x0\") |
+			.cycles / .executions" "$T/k.json")
+		within "$cpu $n per iteration vs llvm-mca" "$got" "$ref" 5
+	done
+done
+
+# Windows: memops' loop alone (instructions 7 .. 7 + 4995) against
+# llvm-mca over 999 iterations of it; a timeline of two iterations of the
+# imul chain kernel is llvm-mca's, row for row.
+eq "window instructions" 4995 "$(cy "$T/m.trace" .instructions --mcpu skylake --window 7:4995)"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=999 "$T/memops.s" |
+	awk '/^Total Cycles:/ {print $3}')
+within "window vs llvm-mca" "$(cy "$T/m.trace" .total_cycles --mcpu skylake --window 7:4995)" "$ref" 1
+printf 'imul %%rax, %%rax\nimul %%rax, %%rax\nimul %%rax, %%rax\nimul %%rax, %%rax\ndec %%r15d\njnz .L\n' >"$T/chain.s"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=2 -timeline "$T/chain.s" |
+	awk '/^\[[0-9],[0-9]\]/ {print $2}' | tr -d ' .')
+got=$("$DBTPROF" cycles --mcpu skylake --timeline 2:12 "$T/k.trace" |
+	awk '/^\[[0-9]+\] / {print substr($0, 19, 30)}' | tr -d ' .')
+eq "timeline = llvm-mca's" "$ref" "$got"
+"$DBTPROF" cycles --mcpu skylake --window 2:12 --chrome-trace "$T/ct.json" "$T/k.trace" >/dev/null
+eq "chrome trace" "12 imul rax, rax 0 1 4 5" "$(jq -r '[(.traceEvents | length),
+	.traceEvents[0].name, .traceEvents[0].ts, .traceEvents[0].args.issue,
+	.traceEvents[0].args.executed, .traceEvents[0].args.retire] | join(" ")' "$T/ct.json")"
+eq "chrome needs a window" 2 "$(status "$DBTPROF" cycles --chrome-trace "$T/x.json" "$T/k.trace")"
+eq "bad window" 2 "$(status "$DBTPROF" cycles --window 5 "$T/k.trace")"
+eq "timeline too long" 2 "$(status "$DBTPROF" cycles --timeline 0:100001 "$T/k.trace")"
+
+# A window of real code (Lua) written as llvm-mca input: with llvm-mca's
+# own conventions (--llvm-mca-compat: calls 100 cycles, the stack pointer
+# of push/pop after the full latency) and no store-to-load ordering, the
+# model is within 5% of llvm-mca over 2000 instructions.
+printf 'local function f(n) if n < 2 then return n end return f(n-1) + f(n-2) end\nprint(f(12))\n' >"$T/f.lua"
+"$DBTPROF" record -q -m mem -o "$T/l.trace" -- lua5.4 "$T/f.lua" >/dev/null
+got=$(cy "$T/l.trace" .total_cycles --mcpu skylake --alias none --llvm-mca-compat \
+	--window 200000:2000 --emit-asm "$T/w.s" 2>/dev/null)
+eq "emitted window" 2000 "$(($(grep -vc '^#' "$T/w.s") + $(cy "$T/l.trace" .instructions --mcpu skylake \
+	--window 200000:2000 --emit-asm "$T/w2.s" 2>&1 >/dev/null | awk '{n = $3} END {print n + 0}')))"
+ref=$($MCA -mtriple=x86_64 -mcpu=skylake -iterations=1 "$T/w.s" 2>/dev/null |
+	awk '/^Total Cycles:/ {print $3}')
+within "lua window vs llvm-mca (compat)" "$got" "$ref" 5
+
+# Regions: the imul chain kernel alone is 1000 x 6 instructions plus the
+# loop counter's set-up for the next kernel (k_chain's symbol extent ends
+# at k_alu): 4000 imul in a chain, 3 cycles each, + 3 = 12,003 cycles; the
+# same addresses as a range give the same; the main binary of a static
+# program is all of it; the division kernel is 1000 x 4 + 1.
+"$DBTPROF" cycles --json --mcpu skylake --function k_chain --function k_div \
+	--range "0x$(nm "$T/k" | awk '$3 == "k_chain" {print $1}')-0x$(nm "$T/k" | awk '$3 == "k_alu" {print $1}')" \
+	--main "$T/k.trace" >"$T/r.json"
+eq "regions" "function k_chain 6001 12003|function k_div 4001|6001 12003|main binary" \
+	"$(jq -r '[(.regions[0] | "\(.region) \(.instructions) \(.total_cycles)"),
+	(.regions[1] | "\(.region) \(.instructions)"),
+	(.regions[2] | "\(.instructions) \(.total_cycles)"), .regions[3].region] | join("|")' "$T/r.json")"
+eq "main = all (static)" "$(jq -r '[.instructions, .total_cycles] | join(" ")' "$T/r.json")" \
+	"$(jq -r '.regions[3] | [.instructions, .total_cycles] | join(" ")' "$T/r.json")"
+contains "region text" "Region 1: function k_chain" \
+	"$("$DBTPROF" cycles --mcpu skylake --function k_chain "$T/k.trace")"
+eq "bad range" 2 "$(status "$DBTPROF" cycles --range 0x20-0x10 "$T/k.trace")"
+# A dynamic program: its own code is a part of the run.
+"$DBTPROF" record -q -m mem -o "$T/h.trace" -- "$G/c/hello" >/dev/null
+"$DBTPROF" cycles --json --mcpu skylake --main "$T/h.trace" >"$T/h.json"
+jq -e '.regions[0].instructions > 0 and .regions[0].instructions < .instructions / 2' "$T/h.json" >/dev/null ||
+	fail "main binary of a dynamic program: $(jq -c '[.instructions, .regions[0].instructions]' "$T/h.json")"
+checks=$((checks + 1))
+
+# AArch64: the same walk; 8 + 999 x 5 + 3 instructions.
+"$DBTPROF" record -q -m mem -o "$T/a.trace" -- "$G/aarch64/memops"
+eq "aarch64 memops" "5006 1000 1000 0" "$(cy "$T/a.trace" \
+	'[.instructions, .loads, .stores, .mem_mismatch_blocks] | join(" ")' \
+	--mcpu cortex-a57)"
+eq "aarch64 neoverse-n1" "5006" "$(cy "$T/a.trace" .instructions --mcpu neoverse-n1)"
+
+# Live: the same numbers as from the trace.
+eq "live = trace" "$(cy "$T/m.trace" '[.instructions, .total_cycles] | join(" ")' --mcpu skylake)" \
+	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/x86_64/memops" |
+		jq -r '[.instructions, .total_cycles] | join(" ")')"
+
+# The cache model: memops' 1000 loads touch 250 new lines (cache.sh
+# works them out), all cold misses in L1 and L2; each costs cycles.
+eq "cache model" "250 250 true" "$(cy "$T/m.trace" \
+	'[.l1_load_misses, .l2_load_misses, .cache_model] | join(" ")' --mcpu skylake --cache)"
+c1=$(cy "$T/m.trace" .total_cycles --mcpu skylake --cache)
+c2=$(cy "$T/m.trace" .total_cycles --mcpu skylake --cache-penalty 20,100)
+[ "$c1" -gt "$none" ] && [ "$c2" -gt "$c1" ] || fail "cache penalties: $none $c1 $c2"
+checks=$((checks + 1))
+eq "bad penalty" 2 "$(status "$DBTPROF" cycles --cache-penalty 5 "$T/m.trace")"
+# Live: the guest's output goes to stderr, the report stays JSON.
+eq "live guest output aside" "hello from guest" \
+	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/c/hello" 2>&1 >/dev/null | grep hello)"
+"$DBTPROF" diff --json --mcpu skylake -- "$G/c/hello" ::: "$G/c/hello" 2>/dev/null | jq -e '.delta == 1' >/dev/null ||
+	fail "live diff of a talking guest"
+checks=$((checks + 1))
+
+# Text output carries llvm-mca's terms.
+out=$("$DBTPROF" cycles --mcpu skylake "$T/m.trace")
+for term in "Instructions:      5005" "Total Cycles:" "Total uOps:        5005" \
+	"Dispatch Width:    6" "uOps Per Cycle:" "IPC:" "SKLPort4" "_start (memops)"; do
+	contains "text: $term" "$term" "$out"
+done
+
+# Blocks mode: analysed without memory ordering, and said so.
+"$DBTPROF" record -q -m blocks -o "$T/b.trace" -- "$G/x86_64/memops"
+err=$("$DBTPROF" cycles --mcpu skylake "$T/b.trace" 2>&1 >/dev/null)
+contains "blocks-mode notice" "no memory addresses; assuming no load depends on a store" "$err"
+eq "blocks mode = alias none" "$none" "$(cy "$T/b.trace" .total_cycles --mcpu skylake 2>/dev/null)"
+
+# diff: the same trace twice is delta 1; two traces give the ratio of
+# their cycles as `cycles` reports them, and the functions' changes add up
+# to the change in cycles; live gives what the traces give.
+eq "diff same" "1 0" "$("$DBTPROF" diff --json --mcpu skylake "$T/m.trace" "$T/m.trace" |
+	jq -r '[.delta, .cycle_change] | join(" ")')"
+"$DBTPROF" diff --json --top 1000 --mcpu skylake "$T/m.trace" "$T/k.trace" >"$T/d.json"
+ca=$(cy "$T/m.trace" .total_cycles --mcpu skylake)
+cb=$(cy "$T/k.trace" .total_cycles --mcpu skylake)
+eq "diff cycles" "$ca $cb" "$(jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")' "$T/d.json")"
+within "diff delta" "$(jq -r .delta "$T/d.json")" "$(awk -v a=$ca -v b=$cb 'BEGIN {print b / a}')" 0.001
+eq "diff shares add up" "$((cb - ca))" "$(jq -r '[.functions[].change] | add' "$T/d.json")"
+eq "diff biggest" "k_div" "$(jq -r '.functions[0].name' "$T/d.json")"
+eq "diff live = traces" "$(jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")' "$T/d.json")" \
+	"$("$DBTPROF" diff --json --mcpu skylake --cpu max -- "$G/x86_64/memops" ::: "$T/k" |
+		jq -r '[.a.total_cycles, .b.total_cycles] | join(" ")')"
+out=$("$DBTPROF" diff --mcpu skylake "$T/m.trace" "$T/k.trace")
+contains "diff text" "delta = cycles(B) / cycles(A) = " "$out"
+eq "diff usage" 2 "$(status "$DBTPROF" diff "$T/m.trace")"
+eq "diff live usage" 2 "$(status "$DBTPROF" diff -- "$G/x86_64/memops")"
+
+# Errors.
+"$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/memops"
+eq "count mode" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/c.trace")"
+contains "count mode message" "has no instruction stream" \
+	"$("$DBTPROF" cycles --mcpu skylake "$T/c.trace" 2>&1 || true)"
+eq "bad cpu" 1 "$(status "$DBTPROF" cycles --mcpu nosuchcpu "$T/m.trace")"
+eq "bad cpu message" "dbtprof: CPU 'nosuchcpu' is not one LLVM 14.0.6 knows for x86_64" \
+	"$("$DBTPROF" cycles --mcpu nosuchcpu "$T/m.trace" 2>&1 || true)"
+contains "x86 cpu for aarch64" "is not one LLVM" \
+	"$("$DBTPROF" cycles --mcpu skylake "$T/a.trace" 2>&1 || true)"
+eq "bad alias" 2 "$(status "$DBTPROF" cycles --alias maybe "$T/m.trace")"
+eq "no trace" 2 "$(status "$DBTPROF" cycles)"
+eq "missing trace" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/none.trace")"
+eq "help" 0 "$(status "$DBTPROF" cycles --help)"
+done_ok

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-cycles.c - the pipeline model on hand-checked streams, with a
+ * hand-made timing table (no LLVM): a dependent chain (n x latency + 3, as
+ * llvm-mca counts), independent instructions bound by one port, by a group
+ * of four and by the dispatch width, a store followed by a load of the same
+ * or other bytes under each aliasing rule, mulq and vhaddps competing for
+ * port 5, block cycles adding up to the total, defaults for unknown forms,
+ * memory events that do not match, and threads.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbtp/cycles.h"
+#include "t.h"
+
+/* Resource columns of the hand-made CPU (llvm-mca's Skylake names). */
+enum { DIV, FPDIV, P0, P1, P2, P3, P4, P5, P6, P7, NRES };
+#define BIT(r) (1ull << (r))
+
+static const uint8_t IMUL_RAX[] = {0x48, 0x0f, 0xaf, 0xc0}; /* imul rax,rax */
+static const uint8_t IMUL_RCX[] = {0x48, 0x0f, 0xaf, 0xc9}; /* imul rcx,rcx */
+static const uint8_t MOV_EAX[] = {0xb8, 1, 0, 0, 0};	    /* mov eax, 1 */
+static const uint8_t MOV_ECX[] = {0xb9, 1, 0, 0, 0};	    /* mov ecx, 1 */
+static const uint8_t MULQ[] = {0x48, 0xf7, 0xe3};	    /* mul rbx */
+static const uint8_t VHADD1[] = {0xc5, 0xfb, 0x7c, 0xc8};   /* xmm1=h(xmm0) */
+static const uint8_t VHADD2[] = {0xc5, 0xfb, 0x7c, 0xd0};   /* xmm2=h(xmm0) */
+static const uint8_t STORE[] = {0x48, 0x89, 0x0f};	    /* mov [rdi],rcx */
+static const uint8_t LOAD[] = {0x48, 0x8b, 0x06};	    /* mov rax,[rsi] */
+static const uint8_t ADD[] = {0x48, 0x01, 0xd8};	    /* add rax, rbx */
+
+struct enc {
+	const uint8_t *b;
+	unsigned n;
+};
+#define E(x)                                                                   \
+	{                                                                      \
+		x, sizeof(x)                                                   \
+	}
+
+static void cpu(struct dbtp_cpu_params *p, unsigned dispatch)
+{
+	static const char *const names[NRES] = {
+	    "SKLDivider", "SKLFPDivider", "SKLPort0", "SKLPort1", "SKLPort2",
+	    "SKLPort3",	  "SKLPort4",	  "SKLPort5", "SKLPort6", "SKLPort7"};
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "test");
+	p->dispatch = dispatch;
+	p->rob = 224;
+	p->sched = 60;
+	p->nres = NRES;
+	for (int i = 0; i < NRES; i++)
+		snprintf(p->res[i], sizeof(p->res[i]), "%s", names[i]);
+	p->alu = BIT(P0) | BIT(P1) | BIT(P5) | BIT(P6);
+}
+
+static void set(dbtp_timing *t, const uint8_t *b, unsigned n, unsigned uops,
+		unsigned lat, unsigned flags, int nuse, ...)
+{
+	struct dbtp_form_timing ft = {0};
+	dbtp_err err = {0};
+	va_list ap;
+
+	ft.uops = (uint16_t)uops;
+	ft.latency = (uint16_t)lat;
+	ft.flags = (uint8_t)flags;
+	ft.nuse = (uint8_t)nuse;
+	va_start(ap, nuse);
+	for (int i = 0; i < nuse; i++) {
+		ft.use[i].mask = va_arg(ap, uint64_t);
+		ft.use[i].cycles = (uint16_t)va_arg(ap, unsigned);
+	}
+	va_end(ap);
+	CHECK(!dbtp_timing_set(t, b, n, &ft, &err));
+}
+
+static dbtp_timing *table(unsigned dispatch, uint64_t mov_ports)
+{
+	struct dbtp_cpu_params p;
+	dbtp_timing *t = NULL;
+	dbtp_err err = {0};
+
+	cpu(&p, dispatch);
+	CHECK(!dbtp_timing_new(&t, DBTP_ARCH_X86_64, &p, &err));
+	if (!t) {
+		fprintf(stderr, "%s\n", err.msg);
+		exit(1);
+	}
+	/* Skylake's figures from llvm-mca 14. */
+	set(t, IMUL_RAX, 4, 1, 3, 0, 1, BIT(P1), 1u);
+	set(t, IMUL_RCX, 4, 1, 3, 0, 1, BIT(P1), 1u);
+	set(t, MOV_EAX, 5, 1, 1, 0, 1, mov_ports, 1u);
+	set(t, MOV_ECX, 5, 1, 1, 0, 1, mov_ports, 1u);
+	set(t, MULQ, 3, 2, 4, 0, 2, BIT(P1), 1u, BIT(P5), 1u);
+	set(t, VHADD1, 4, 3, 6, 0, 2, BIT(P5), 2u, BIT(P0) | BIT(P1), 1u);
+	set(t, VHADD2, 4, 3, 6, 0, 2, BIT(P5), 2u, BIT(P0) | BIT(P1), 1u);
+	set(t, STORE, 3, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
+	set(t, LOAD, 3, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	return t;
+}
+
+struct mem {
+	uint64_t addr;
+	int store;
+};
+
+/* One execution of a block of @n instructions from @seq (cycled through
+ * @nseq) with memory events @m, as block @id. */
+static void exec(dbtp_cycles *c, uint32_t id, const struct enc *seq,
+		 unsigned nseq, unsigned n, const struct mem *m, unsigned nm)
+{
+	static uint8_t bytes[8192], sizes[1024];
+	struct dbtp_block b = {0};
+	struct dbtp_event ev = {0};
+	dbtp_err err = {0};
+	uint32_t off = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct enc *e = &seq[i % nseq];
+
+		memcpy(bytes + off, e->b, e->n);
+		sizes[i] = (uint8_t)e->n;
+		off += e->n;
+	}
+	b.id = id;
+	b.ninsns = n;
+	b.nbytes = off;
+	b.vaddr = 0x401000 + 0x1000 * id;
+	b.sizes = sizes;
+	b.bytes = bytes;
+	ev.type = DBTP_EV_BLOCK;
+	ev.block = &b;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	for (unsigned i = 0; i < nm; i++) {
+		struct dbtp_event me = {0};
+
+		me.type = DBTP_EV_MEM;
+		me.block = &b;
+		me.addr = m[i].addr;
+		me.size = 8;
+		me.mem_flags = m[i].store ? DBTP_ACCESS_STORE : 0;
+		CHECK(!dbtp_cycles_event(c, NULL, &me, &err));
+	}
+	/* time it now (the model times a block when the next arrives) */
+	CHECK(!dbtp_cycles_finish(c, &err));
+}
+
+static dbtp_cycles *model(dbtp_timing *t, enum dbtp_alias a)
+{
+	struct dbtp_cycles_opts o = {.alias = a};
+	dbtp_cycles *c = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err));
+	if (!c) {
+		fprintf(stderr, "%s\n", err.msg);
+		exit(1);
+	}
+	return c;
+}
+
+static uint64_t cycles_of(dbtp_timing *t, const struct enc *seq, unsigned nseq,
+			  unsigned n)
+{
+	dbtp_cycles *c = model(t, DBTP_ALIAS_NONE);
+	struct dbtp_cycles_counts tot;
+
+	exec(c, 0, seq, nseq, n, NULL, 0);
+	dbtp_cycles_total(c, &tot);
+	CHECK_EQ(tot.insns, n);
+	dbtp_cycles_free(c);
+	return tot.cycles;
+}
+
+/* imul rax, rax x 100: each waits for the last, latency 3: issue at
+ * 1 + 3i, the last executes at 301, retires at 302: 303 cycles, as
+ * llvm-mca counts a chain (3 x 12 + 3 = 39 for 12). */
+static void test_chain(void)
+{
+	dbtp_timing *t = table(6, BIT(P0));
+	static const struct enc s[] = {E(IMUL_RAX)};
+	dbtp_cycles *c;
+	const struct dbtp_cycles_counts *k;
+
+	CHECK_EQ(cycles_of(t, s, 1, 100), 303);
+	CHECK_EQ(cycles_of(t, s, 1, 12), 39);
+	/* The chain goes on from one block to the next, and the blocks'
+	 * shares add up to the total. */
+	c = model(t, DBTP_ALIAS_NONE);
+	{
+		struct dbtp_event ev = {0};
+		struct dbtp_block b = {0};
+		uint8_t bytes[400], sizes[100];
+		dbtp_err err = {0};
+
+		for (int i = 0; i < 100; i++) {
+			memcpy(bytes + 4 * i, IMUL_RAX, 4);
+			sizes[i] = 4;
+		}
+		b.ninsns = 100;
+		b.nbytes = 400;
+		b.sizes = sizes;
+		b.bytes = bytes;
+		b.vaddr = 0x1000;
+		ev.type = DBTP_EV_BLOCK;
+		ev.block = &b;
+		CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+		CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+		CHECK(!dbtp_cycles_finish(c, &err));
+	}
+	k = dbtp_cycles_thread(c, 0);
+	CHECK(k != NULL);
+	CHECK_EQ(k->cycles, 603);
+	CHECK_EQ(k->insns, 200);
+	CHECK_EQ(k->blocks, 2);
+	CHECK_EQ(k->res[P1], 200);
+	CHECK_EQ(dbtp_cycles_nblocks(c), 1);
+	CHECK_EQ(dbtp_cycles_block(c, 0)->execs, 2);
+	CHECK_EQ(dbtp_cycles_block(c, 0)->cycles, 603);
+	CHECK(k->stall[DBTP_STALL_REG] > 0);
+	CHECK_EQ(k->stall[DBTP_STALL_PORT], 0);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/* Independent moves: 100 on one port take 100 cycles (issue 1..100, the
+ * last retires at 102: 103); on a group of four, 25 (28); with a dispatch
+ * width of 2, dispatch is the bound: 50 cycles of dispatch, 53. */
+static void test_bounds(void)
+{
+	static const struct enc s[] = {E(MOV_EAX), E(MOV_ECX)};
+	dbtp_timing *t = table(6, BIT(P0));
+	dbtp_cycles *c;
+	const struct dbtp_cycles_counts *k;
+
+	CHECK_EQ(cycles_of(t, s, 2, 100), 103);
+	c = model(t, DBTP_ALIAS_NONE);
+	exec(c, 0, s, 2, 100, NULL, 0);
+	k = dbtp_cycles_thread(c, 0);
+	CHECK_EQ(k->res[P0], 100);
+	/* 100 on one port, 6 dispatched a cycle, 60 scheduler entries: the
+	 * scheduler fills and holds dispatch */
+	CHECK(k->stall[DBTP_STALL_SCHED] > 0);
+	CHECK(k->stall[DBTP_STALL_PORT] > 0);
+	CHECK_EQ(k->stall[DBTP_STALL_REG], 0);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+
+	t = table(6, BIT(P0) | BIT(P1) | BIT(P5) | BIT(P6));
+	CHECK_EQ(cycles_of(t, s, 2, 100), 28);
+	c = model(t, DBTP_ALIAS_NONE);
+	exec(c, 0, s, 2, 100, NULL, 0);
+	k = dbtp_cycles_thread(c, 0);
+	/* spread evenly over the group */
+	CHECK_EQ(k->res[P0], 25);
+	CHECK_EQ(k->res[P1], 25);
+	CHECK_EQ(k->res[P5], 25);
+	CHECK_EQ(k->res[P6], 25);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+
+	t = table(2, BIT(P0) | BIT(P1) | BIT(P5) | BIT(P6));
+	CHECK_EQ(cycles_of(t, s, 2, 100), 53);
+	dbtp_timing_free(t);
+}
+
+/*
+ * imul rcx, rcx (executes 1-3); mov [rdi], rcx (waits for rcx: 4, done
+ * 5); mov rax, [rsi] (5 cycles).  If the load reads the stored bytes it
+ * issues at 5, done 10, retires 11: 12 cycles; if not, it issues at 1 and
+ * retires after the store: 8.
+ */
+static void test_alias(void)
+{
+	static const struct enc s[] = {E(IMUL_RCX), E(STORE), E(LOAD)};
+	static const struct mem same[] = {{0x5000, 1}, {0x5000, 0}};
+	static const struct mem other[] = {{0x5000, 1}, {0x5040, 0}};
+	static const struct mem part[] = {{0x5000, 1}, {0x5004, 0}};
+	dbtp_timing *t = table(6, BIT(P0));
+	struct {
+		enum dbtp_alias a;
+		const struct mem *m;
+		uint64_t cycles, deps;
+	} cases[] = {
+	    {DBTP_ALIAS_ADDR, same, 12, 1}, {DBTP_ALIAS_ADDR, other, 8, 0},
+	    {DBTP_ALIAS_ADDR, part, 12, 1}, {DBTP_ALIAS_NONE, same, 8, 0},
+	    {DBTP_ALIAS_ALL, other, 12, 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		dbtp_cycles *c = model(t, cases[i].a);
+		const struct dbtp_cycles_counts *k;
+
+		exec(c, 0, s, 3, 3, cases[i].m, 2);
+		k = dbtp_cycles_thread(c, 0);
+		CHECK_EQ(k->cycles, cases[i].cycles);
+		CHECK_EQ(k->mem_deps, cases[i].deps);
+		CHECK_EQ(k->loads, 1);
+		CHECK_EQ(k->stores, 1);
+		CHECK_EQ(k->mem_mismatch, 0);
+		CHECK_EQ(k->stall[DBTP_STALL_MEM], cases[i].deps ? 4 : 0);
+		dbtp_cycles_free(c);
+	}
+	/* No MEM events for a block with a store and a load: a mismatch,
+	 * no ordering. */
+	{
+		dbtp_cycles *c = model(t, DBTP_ALIAS_ADDR);
+
+		exec(c, 0, s, 3, 3, NULL, 0);
+		CHECK_EQ(dbtp_cycles_thread(c, 0)->mem_mismatch, 1);
+		CHECK_EQ(dbtp_cycles_thread(c, 0)->cycles, 8);
+		dbtp_cycles_free(c);
+	}
+	dbtp_timing_free(t);
+}
+
+/*
+ * mulq (port 1 + port 5, a chain through rax of latency 4) and vhaddps
+ * (2 cycles of port 5): 100 mulq take 4 per instruction (403); 200
+ * independent vhaddps 2 each on port 5; interleaved one mulq with two
+ * vhaddps, port 5 needs 5 cycles per mulq and becomes the bound.
+ */
+static void test_port5(void)
+{
+	static const struct enc mul[] = {E(MULQ)};
+	static const struct enc hadd[] = {E(VHADD1), E(VHADD2)};
+	static const struct enc mix[] = {E(MULQ), E(VHADD1), E(VHADD2)};
+	dbtp_timing *t = table(6, BIT(P0));
+	uint64_t a, b, m;
+
+	a = cycles_of(t, mul, 1, 100);
+	b = cycles_of(t, hadd, 2, 200);
+	m = cycles_of(t, mix, 3, 300);
+	CHECK_EQ(a, 403);
+	/* port 5 busy 400 cycles from cycle 1; the last executes 6 more */
+	CHECK_EQ(b, 399 + 6 + 2);
+	CHECK(m >= 500);
+	CHECK(m <= 500 + 10);
+	dbtp_timing_free(t);
+}
+
+/* A form missing from a hand-made table gets the defaults. */
+static void test_defaults(void)
+{
+	static const struct enc s[] = {E(ADD)};
+	dbtp_timing *t = table(6, BIT(P0));
+	struct dbtp_timing_stats st;
+	const struct dbtp_form_timing *ft;
+
+	/* add rax, rbx x 10: a chain of latency 1: 10 + 3 */
+	CHECK_EQ(cycles_of(t, s, 1, 10), 13);
+	ft = dbtp_timing_get(t, ADD, sizeof(ADD));
+	CHECK(ft != NULL);
+	CHECK(ft && (ft->flags & DBTP_FORM_DEFAULT));
+	CHECK(ft && ft->latency == 1 && ft->uops == 1 && ft->nuse == 1);
+	CHECK(ft && ft->use[0].mask == (BIT(P0) | BIT(P1) | BIT(P5) | BIT(P6)));
+	dbtp_timing_stats(t, &st);
+	CHECK_EQ(st.forms, 10);
+	CHECK_EQ(st.defaults, 1);
+	CHECK_EQ(st.llvm_runs, 0);
+	dbtp_timing_free(t);
+}
+
+/* Threads: one pipeline each, cycles add up; an ended thread keeps its
+ * counts (its buffers are freed) and may even be fed again. */
+static void test_threads(void)
+{
+	dbtp_timing *t = table(6, BIT(P0));
+	dbtp_cycles *c = model(t, DBTP_ALIAS_NONE);
+	struct dbtp_event ev = {0};
+	struct dbtp_block b = {0};
+	struct dbtp_cycles_counts tot;
+	uint8_t bytes[40], sizes[10];
+	dbtp_err err = {0};
+
+	for (int i = 0; i < 10; i++) {
+		memcpy(bytes + 4 * i, IMUL_RAX, 4);
+		sizes[i] = 4;
+	}
+	b.ninsns = 10;
+	b.nbytes = 40;
+	b.sizes = sizes;
+	b.bytes = bytes;
+	b.vaddr = 0x1000;
+	ev.block = &b;
+	for (uint32_t th = 0; th < 2; th++) {
+		ev.type = DBTP_EV_BLOCK;
+		ev.thread = th;
+		CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	}
+	ev.type = DBTP_EV_THREAD_EXIT;
+	ev.thread = 0;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->cycles, 33);
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->insns, 10);
+	/* fed again after its end: a drained pipeline, the chain goes on */
+	ev.type = DBTP_EV_BLOCK;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+	CHECK(!dbtp_cycles_finish(c, &err));
+	CHECK_EQ(dbtp_cycles_thread(c, 0)->insns, 20);
+	CHECK(dbtp_cycles_thread(c, 0)->cycles >= 63);
+	CHECK_EQ(dbtp_cycles_thread(c, 1)->cycles, 33);
+	CHECK_EQ(dbtp_cycles_nthreads(c), 2);
+	dbtp_cycles_total(c, &tot);
+	CHECK_EQ(tot.cycles, dbtp_cycles_thread(c, 0)->cycles + 33);
+	CHECK_EQ(tot.insns, 30);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+static void test_errors(void)
+{
+	struct dbtp_cpu_params p;
+	dbtp_timing *t = NULL;
+	dbtp_err err = {0};
+	struct dbtp_timing_opts o = {.cpu = "no such cpu",
+				     .arch = DBTP_ARCH_X86_64};
+
+	cpu(&p, 0);
+	CHECK(dbtp_timing_new(&t, DBTP_ARCH_X86_64, &p, &err) == -1);
+	CHECK(strstr(err.msg, "dispatch width") != NULL);
+	CHECK(dbtp_timing_open(&t, &o, &err) == -1);
+	CHECK_STR(err.msg, "'no such cpu' is not a CPU name");
+	o.cpu = "skylake";
+	o.arch = DBTP_ARCH_UNKNOWN;
+	CHECK(dbtp_timing_open(&t, &o, &err) == -1);
+	CHECK_STR(err.msg, "no CPU models for architecture unknown");
+	CHECK_STR(dbtp_stall_name(DBTP_STALL_MEM), "memory dependency");
+}
+
+int main(void)
+{
+	test_chain();
+	test_bounds();
+	test_alias();
+	test_port5();
+	test_defaults();
+	test_threads();
+	test_errors();
+	return T_DONE();
+}
