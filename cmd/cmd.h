@@ -22,6 +22,7 @@ int cmd_simpoint(int argc, char **argv);
 int cmd_locate(int argc, char **argv);
 int cmd_native_count(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_gentest(int argc, char **argv);
 
 /** error() - print "dbtprof: MSG" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -28,6 +28,7 @@ static const struct command {
     {"native-count", cmd_native_count,
      "count a program's instructions natively (ptrace), a reference"},
     {"compare", cmd_compare, "where two recordings of a program part, and why"},
+    {"gentest", cmd_gentest, "a short test program from profiles, for DBTs"},
 };
 
 static void usage(FILE *f)
