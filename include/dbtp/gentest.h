@@ -12,10 +12,14 @@
  * blocks with the same relative hotness and thread behaviour.
  *
  * The model (gentest/model.c):
- *  - Threads of one profile are grouped by their block sets (Algorithm 1 of
- *    FADATest: a block only some threads execute splits them; threads
- *    executing exactly the same set of blocks form a group).  Groups of
- *    different profiles are the same group when their block sets are equal.
+ *  - Threads are grouped by their block sets (Algorithm 1 of FADATest: a
+ *    block only some threads execute splits them), within a profile and
+ *    across profiles alike; so that a few rare blocks (a slow path one
+ *    worker took, the loop that creates a second thread) do not split a
+ *    group, a thread joins the group whose first member's set is the most
+ *    similar to its own if their Jaccard similarity (shared blocks / blocks
+ *    of either) is at least DBTP_GT_SIMILAR.  A group's blocks are the
+ *    union of its members'.
  *  - Group size = alpha * T + beta, T the profile's thread parameter, by
  *    least squares over the profiles; with one profile (or one T), alpha = 0
  *    and beta = the size seen.
@@ -41,6 +45,9 @@
 
 #include "dbtp/common.h"
 #include "dbtp/trace.h"
+
+/** Jaccard similarity of block sets at which threads share a group. */
+#define DBTP_GT_SIMILAR 0.90
 
 /** Share tolerance under which a group's distribution is even (10%). */
 #define DBTP_GT_EVEN_TOL 0.10

@@ -299,17 +299,46 @@ void dbtp_gt_fit(const double *x, const double *y, size_t n, int through0,
 		*b = nearbyint(*b);
 }
 
-/* The group of signature @sig, created if new; -1 on ENOMEM. */
+/* |a & b| / |a | b| of two sorted block sets. */
+static double jaccard(const uint32_t *a, uint32_t na, const uint32_t *b,
+		      uint32_t nb)
+{
+	uint32_t i = 0, j = 0, both = 0;
+
+	while (i < na && j < nb) {
+		if (a[i] == b[j]) {
+			both++;
+			i++;
+			j++;
+		} else if (a[i] < b[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return na + nb ? (double)both / (na + nb - both) : 1;
+}
+
+/* The group of thread @tr: the most similar group's (its first member's
+ * block set) if at least DBTP_GT_SIMILAR, else a new one; -1 on ENOMEM. */
 static int64_t find_group(dbtp_gt_model *m, uint32_t ***sigs, uint32_t **nsigs,
 			  const struct pthread_rec *tr)
 {
 	struct dbtp_gt_group *g;
 	uint32_t **s, *ns;
+	double best = 0;
+	int64_t bi = -1;
 
-	for (uint32_t i = 0; i < m->ngrp; i++)
-		if ((*nsigs)[i] == tr->nsig &&
-		    !memcmp((*sigs)[i], tr->sig, tr->nsig * sizeof(*tr->sig)))
-			return i;
+	for (uint32_t i = 0; i < m->ngrp; i++) {
+		double j = jaccard((*sigs)[i], (*nsigs)[i], tr->sig, tr->nsig);
+
+		if (j > best) {
+			best = j;
+			bi = i;
+		}
+	}
+	if (bi >= 0 && best >= DBTP_GT_SIMILAR)
+		return bi;
 	g = realloc(m->grp, (m->ngrp + 1) * sizeof(*g));
 	if (!g)
 		return -1;
@@ -331,6 +360,37 @@ static int64_t find_group(dbtp_gt_model *m, uint32_t ***sigs, uint32_t **nsigs,
 	s[m->ngrp] = tr->sig;
 	ns[m->ngrp] = tr->nsig;
 	return m->ngrp++;
+}
+
+/* The union of group @gi's members' block sets, sorted, in *@out. */
+static int group_union(const dbtp_gt_model *m, uint32_t gi, uint32_t **out,
+		       uint32_t *n)
+{
+	size_t tot = 0, k = 0;
+	uint32_t *u;
+
+	for (uint32_t p = 0; p < m->nprof; p++)
+		for (uint32_t i = 0; i < m->prof[p].nth; i++)
+			if (m->prof[p].th[i].group == gi)
+				tot += m->prof[p].th[i].nsig;
+	u = malloc((tot ? tot : 1) * sizeof(*u));
+	if (!u)
+		return -1;
+	for (uint32_t p = 0; p < m->nprof; p++)
+		for (uint32_t i = 0; i < m->prof[p].nth; i++)
+			if (m->prof[p].th[i].group == gi) {
+				memcpy(u + k, m->prof[p].th[i].sig,
+				       m->prof[p].th[i].nsig * sizeof(*u));
+				k += m->prof[p].th[i].nsig;
+			}
+	qsort(u, tot, sizeof(*u), cmp_u32);
+	k = 0;
+	for (size_t i = 0; i < tot; i++)
+		if (!k || u[k - 1] != u[i])
+			u[k++] = u[i];
+	*out = u;
+	*n = (uint32_t)k;
+	return 0;
 }
 
 /* Sum over group @gi's threads of profile @p of block @b's executions. */
@@ -472,9 +532,17 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 			m->grp[g].sizes[p]++;
 		}
 	}
-	for (uint32_t g = 0; g < m->ngrp; g++)
-		if (fit_group(m, g, sigs[g], nsigs[g]))
+	for (uint32_t g = 0; g < m->ngrp; g++) {
+		uint32_t *u, nu;
+		int r;
+
+		if (group_union(m, g, &u, &nu))
 			goto nomem;
+		r = fit_group(m, g, u, nu);
+		free(u);
+		if (r)
+			goto nomem;
+	}
 	/* Parents: no self-parents or cycles; a group without one hangs off
 	 * the first thread's group (created at its start, joined at its
 	 * end). */

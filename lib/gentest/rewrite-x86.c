@@ -372,7 +372,9 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				mem = i;
 		/* --- branches --- */
 		if (has_group(in, X86_GRP_JUMP) ||
-		    has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_RET)) {
+		    has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_RET) ||
+		    in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE ||
+		    in->id == X86_INS_LOOPNE) {
 			int call = has_group(in, X86_GRP_CALL);
 
 			if (has_group(in, X86_GRP_RET)) {
