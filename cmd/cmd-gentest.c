@@ -6,11 +6,15 @@
  * DBT systems.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "dbtp/gentest.h"
@@ -18,6 +22,8 @@
 
 static const char usage_text[] =
     "usage: dbtprof gentest -o FILE.c [OPTIONS] TRACE[:T] [TRACE[:T] ...]\n"
+    "       dbtprof gentest validate [OPTIONS] --original CMD --generated "
+    "CMD\n"
     "\n"
     "Analyse blocks-mode profiles of one program (recorded with\n"
     "`dbtprof record -m blocks`, ideally at several values T of the\n"
@@ -45,7 +51,50 @@ static const char usage_text[] =
     "                          as many as the profiles' blocks / 10, >= 1)\n"
     "      --seed N            --naive's random seed (default 1)\n"
     "      --json              the summary as JSON\n"
-    "  -h, --help              this text\n";
+    "  -h, --help              this text\n"
+    "\n"
+    "dbtprof gentest validate --help: compare original and generated\n"
+    "programs under DBT configurations.\n";
+
+static const char validate_usage[] =
+    "usage: dbtprof gentest validate [OPTIONS] --original 'PROG ARGS'\n"
+    "                                --generated 'PROG ARGS'\n"
+    "\n"
+    "Time the original and the generated program under each DBT\n"
+    "configuration (a command prefix; the first is the baseline), the\n"
+    "median of --runs runs each, stdin, stdout and stderr on /dev/null,\n"
+    "and report for each configuration the time ratio to the baseline of\n"
+    "both programs and the relative error between the ratios; then the\n"
+    "mean error, the Spearman rank correlation of the ratios and the\n"
+    "testing speedup (sum of the original's times / the generated's).\n"
+    "Commands are split at blanks (no shell quoting).  A run that fails\n"
+    "(non-zero exit) ends the command.\n"
+    "\n"
+    "Options:\n"
+    "      --original CMD     the original program and its arguments\n"
+    "      --generated CMD    the generated program and its arguments\n"
+    "      --config NAME=PFX  a configuration (repeatable); default:\n"
+    "                         qemu=qemu-x86_64, qemu-nochain=qemu-x86_64\n"
+    "                         -d nochain, qemu-singlestep=qemu-x86_64\n"
+    "                         -singlestep, vg-none=valgrind --tool=none,\n"
+    "                         vg-iropt0=... --vex-iropt-level=0,\n"
+    "                         vg-nochase=... --vex-guest-chase=no,\n"
+    "                         vg-lackey=valgrind --tool=lackey,\n"
+    "                         vg-memcheck=valgrind --tool=memcheck\n"
+    "  -r, --runs N           runs per program and configuration (3)\n"
+    "      --json             the results as JSON\n"
+    "  -h, --help             this text\n";
+
+static const char *const default_configs[] = {
+    "qemu=qemu-x86_64",
+    "qemu-nochain=qemu-x86_64 -d nochain",
+    "qemu-singlestep=qemu-x86_64 -singlestep",
+    "vg-none=valgrind --tool=none",
+    "vg-iropt0=valgrind --tool=none --vex-iropt-level=0",
+    "vg-nochase=valgrind --tool=none --vex-guest-chase=no",
+    "vg-lackey=valgrind --tool=lackey",
+    "vg-memcheck=valgrind --tool=memcheck",
+};
 
 static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
 
@@ -180,6 +229,253 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_end(&j);
 }
 
+/* Split @s at blanks into @v (at most @max - 1 words, NULL-terminated);
+ * modifies @s.  Returns the word count. */
+static int split(char *s, char **v, int max)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, " \t"); t && n < max - 1;
+	     t = strtok(NULL, " \t"))
+		v[n++] = t;
+	v[n] = NULL;
+	return n;
+}
+
+/* Wall time of one run of @pre followed by @cmd; -1 after a message. */
+static double time_run(const char *pre, const char *cmd)
+{
+	char buf[4096], *argv[256];
+	struct timespec t0, t1;
+	int st, fd;
+	pid_t pid;
+
+	snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
+	if (!split(buf, argv, 256)) {
+		error("validate: empty command");
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0) {
+		error("waitpid: %s", strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
+		if (WIFEXITED(st))
+			error("validate: '%s' exited with %d", buf,
+			      WEXITSTATUS(st));
+		else
+			error("validate: '%s' died of signal %d", buf,
+			      WTERMSIG(st));
+		return -1;
+	}
+	return (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_time(const char *pre, const char *cmd, unsigned runs)
+{
+	double t[64];
+
+	for (unsigned i = 0; i < runs; i++) {
+		progress("validate: %s %s (%u/%u)", pre, cmd, i + 1, runs);
+		t[i] = time_run(pre, cmd);
+		if (t[i] < 0)
+			return -1;
+	}
+	qsort(t, runs, sizeof(double), cmp_double);
+	return runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON };
+	static const struct option opts[] = {
+	    {"original", required_argument, NULL, O_ORIG},
+	    {"generated", required_argument, NULL, O_GEN},
+	    {"config", required_argument, NULL, O_CONFIG},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	const char *orig = NULL, *gen = NULL, *cfg[64];
+	char *names[64] = {0};
+	const char *pre[64];
+	double to[64], tg[64];
+	struct dbtp_gt_vstats v = {0};
+	dbtp_err err = {0};
+	unsigned runs = 3, ncfg = 0;
+	int c, json = 0, rc = 1;
+	char *end;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ORIG:
+			orig = optarg;
+			break;
+		case O_GEN:
+			gen = optarg;
+			break;
+		case O_CONFIG:
+			if (ncfg == 64)
+				return usage_error("gentest validate",
+						   "at most 64 --config");
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    !strchr(optarg, '=')[1])
+				return usage_error(
+				    "gentest validate",
+				    "--config wants NAME=COMMAND,"
+				    " not '%s'",
+				    optarg);
+			cfg[ncfg++] = optarg;
+			break;
+		case 'r': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !v || v > 63)
+				return usage_error("gentest validate",
+						   "--runs wants 1 to 63, not "
+						   "'%s'",
+						   optarg);
+			runs = (unsigned)v;
+			break;
+		}
+		case O_JSON:
+			json = 1;
+			break;
+		case 'h':
+			fputs(validate_usage, stdout);
+			return 0;
+		default:
+			return usage_error("gentest validate",
+					   "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error("gentest validate",
+				   "unexpected argument '%s'", argv[optind]);
+	if (!orig || !gen)
+		return usage_error("gentest validate",
+				   "give --original and --generated");
+	if (!ncfg)
+		for (size_t i = 0;
+		     i < sizeof(default_configs) / sizeof(*default_configs);
+		     i++)
+			cfg[ncfg++] = default_configs[i];
+	for (unsigned i = 0; i < ncfg; i++) {
+		const char *eq = strchr(cfg[i], '=');
+
+		names[i] = strndup(cfg[i], (size_t)(eq - cfg[i]));
+		if (!names[i]) {
+			error("out of memory");
+			goto out;
+		}
+		pre[i] = eq + 1;
+	}
+	for (unsigned i = 0; i < ncfg; i++) {
+		to[i] = median_time(pre[i], orig, runs);
+		if (to[i] < 0)
+			goto out;
+		tg[i] = median_time(pre[i], gen, runs);
+		if (tg[i] < 0)
+			goto out;
+	}
+	progress_done();
+	for (unsigned i = 0; i < ncfg; i++) {
+		/* a clock too coarse for a run: one microsecond */
+		if (to[i] <= 0)
+			to[i] = 1e-6;
+		if (tg[i] <= 0)
+			tg[i] = 1e-6;
+	}
+	if (dbtp_gt_vstats(to, tg, ncfg, &v, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_str(&j, "original", orig);
+		json_str(&j, "generated", gen);
+		json_u64(&j, "runs", runs);
+		json_arr(&j, "configs");
+		for (unsigned i = 0; i < ncfg; i++) {
+			json_obj(&j, NULL);
+			json_str(&j, "name", names[i]);
+			json_str(&j, "command", pre[i]);
+			json_double(&j, "original_s", to[i]);
+			json_double(&j, "generated_s", tg[i]);
+			json_double(&j, "original_ratio", v.ratio_orig[i]);
+			json_double(&j, "generated_ratio", v.ratio_gen[i]);
+			json_double(&j, "error", v.error[i]);
+			json_close_obj(&j);
+		}
+		json_close_arr(&j);
+		json_double(&j, "mean_error", v.mean_error);
+		if (isnan(v.spearman))
+			json_null(&j, "spearman");
+		else
+			json_double(&j, "spearman", v.spearman);
+		json_double(&j, "speedup", v.speedup);
+		json_end(&j);
+	} else {
+		printf("%-16s %12s %8s %12s %8s %8s\n", "configuration",
+		       "original s", "ratio", "generated s", "ratio", "error");
+		for (unsigned i = 0; i < ncfg; i++)
+			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%\n",
+			       names[i], to[i], v.ratio_orig[i], tg[i],
+			       v.ratio_gen[i], 100 * v.error[i]);
+		printf("mean ratio error: %.2f%%\n", 100 * v.mean_error);
+		if (isnan(v.spearman))
+			printf("rank correlation: - (no spread)\n");
+		else
+			printf("rank correlation: %.3f\n", v.spearman);
+		printf("testing speedup: %.1fx\n", v.speedup);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		error("writing the output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	progress_done();
+	dbtp_gt_vstats_free(&v);
+	for (unsigned i = 0; i < ncfg; i++)
+		free(names[i]);
+	return rc;
+}
+
 int cmd_gentest(int argc, char **argv)
 {
 	enum { O_TARG = 256, O_NAIVE, O_BLOCKS, O_SEED, O_JSON };
@@ -204,6 +500,8 @@ int cmd_gentest(int argc, char **argv)
 	FILE *f = NULL;
 	char *end;
 
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return cmd_validate(argc - 1, argv + 1);
 	eo.seed = 1;
 	opterr = 0;
 	optind = 1;

@@ -251,4 +251,31 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 void dbtp_gt_summary_free(struct dbtp_gt_summary *s);
 
+/*
+ * Validation: how well the generated program's times track the original's
+ * across DBT configurations.
+ */
+
+/**
+ * struct dbtp_gt_vstats - the comparison of @n configurations, the first
+ * the baseline.
+ * @ratio_orig, @ratio_gen: time under configuration i / time under the
+ *			    baseline (malloc'ed, @n each).
+ * @error: |ratio_gen - ratio_orig| / ratio_orig per configuration.
+ * @mean_error: mean of @error over configurations 1..n-1 (0 if n < 2).
+ * @spearman: Spearman rank correlation of the ratios over all n
+ *	      configurations (ties get their mean rank; NAN if either side
+ *	      has no spread).
+ * @speedup: sum of the original's times / sum of the generated program's.
+ */
+struct dbtp_gt_vstats {
+	double *ratio_orig, *ratio_gen, *error;
+	double mean_error, spearman, speedup;
+};
+
+/** dbtp_gt_vstats() - compare times @orig and @gen (@n > 0 each, > 0). */
+int dbtp_gt_vstats(const double *orig, const double *gen, size_t n,
+		   struct dbtp_gt_vstats *out, dbtp_err *err);
+void dbtp_gt_vstats_free(struct dbtp_gt_vstats *v);
+
 #endif

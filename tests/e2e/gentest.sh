@@ -146,4 +146,18 @@ contains "aarch64" "rewriting aarch64 code is not supported yet" \
 	"$("$DBTPROF" gentest -o "$T/x.c" "$T/a.trace" 2>&1 || true)"
 eq "missing file" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/nope.trace")"
 contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
+
+# validate: the table's shape and the baseline's ratios (times are not
+# checked; the arithmetic is in the unit test); failing runs; usage.
+j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" \
+	--config "q=qemu-x86_64" --original "$G/x86_64/loop" --generated "$T/loop")
+eq "validate configs" "a q" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
+eq "validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+eq "validate fields" "true" "$(jq '.speedup > 0 and .mean_error >= 0 and (.configs[1].original_s > 0)' <<<"$j")"
+err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
+eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
+eq "validate no programs" 2 "$(status "$DBTPROF" gentest validate --original true)"
+eq "validate bad config" 2 "$(status "$DBTPROF" gentest validate --config x --original true --generated true)"
+eq "validate bad runs" 2 "$(status "$DBTPROF" gentest validate --runs 0 --original true --generated true)"
+contains "validate help" "usage: dbtprof gentest validate" "$("$DBTPROF" gentest validate --help)"
 done_ok

@@ -484,6 +484,45 @@ out:
 	dbtp_gt_model_free(m);
 }
 
+static void test_vstats(void)
+{
+	double o[] = {10, 20, 30, 15}, g[] = {1, 2.2, 2.7, 1.5};
+	double o2[] = {1, 2, 3}, g2[] = {3, 2, 1}, g3[] = {1, 1, 1};
+	struct dbtp_gt_vstats v;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_gt_vstats(o, g, 4, &v, &err));
+	CHECK_NEAR(v.ratio_orig[2], 3);
+	CHECK_NEAR(v.ratio_gen[1], 2.2);
+	CHECK_NEAR(v.error[0], 0);
+	CHECK_NEAR(v.error[1], 0.1);
+	CHECK_NEAR(v.error[2], 0.1);
+	CHECK_NEAR(v.error[3], 0);
+	CHECK_NEAR(v.mean_error, 0.2 / 3);
+	CHECK_NEAR(v.spearman, 1);
+	CHECK_NEAR(v.speedup, 75 / 7.4);
+	dbtp_gt_vstats_free(&v);
+	/* reversed order: -1; no spread: NAN */
+	CHECK(!dbtp_gt_vstats(o2, g2, 3, &v, &err));
+	CHECK_NEAR(v.spearman, -1);
+	dbtp_gt_vstats_free(&v);
+	CHECK(!dbtp_gt_vstats(o2, g3, 3, &v, &err));
+	CHECK(isnan(v.spearman));
+	CHECK_NEAR(v.mean_error, (0.5 + 2.0 / 3) / 2);
+	dbtp_gt_vstats_free(&v);
+	/* ties share their mean rank: ranks 1.5 1.5 3 against 1 2 3 */
+	{
+		double a[] = {1, 1, 2}, b[] = {1, 2, 3};
+
+		CHECK(!dbtp_gt_vstats(a, b, 3, &v, &err));
+		CHECK_NEAR(v.spearman, sqrt(3) / 2);
+		dbtp_gt_vstats_free(&v);
+	}
+	CHECK(dbtp_gt_vstats(o, g, 0, &v, &err) == -1);
+	g3[1] = 0;
+	CHECK(dbtp_gt_vstats(o2, g3, 3, &v, &err) == -1);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -497,6 +536,7 @@ int main(void)
 	test_distribution();
 	test_rejects();
 	test_tricky();
+	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
 	if (system(cmd))
