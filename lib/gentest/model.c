@@ -38,6 +38,8 @@ struct dbtp_gt_model {
 	struct dbtp_gt_group *grp;
 	uint32_t ngrp;
 	int finished;
+	/* after finish, blocks are sorted by address and bytes: */
+	uint32_t *old2new, *new2old;
 };
 
 int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err)
@@ -250,7 +252,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int thread_sig(struct pthread_rec *tr)
+static int thread_sig(const dbtp_gt_model *m, struct pthread_rec *tr)
 {
 	const struct dbtp_u64map *c = &tr->counts;
 	uint32_t n = 0;
@@ -260,7 +262,7 @@ static int thread_sig(struct pthread_rec *tr)
 		return -1;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->key[i] && c->val[i])
-			tr->sig[n++] = (uint32_t)(c->key[i] - 1);
+			tr->sig[n++] = m->old2new[c->key[i] - 1];
 	qsort(tr->sig, n, sizeof(*tr->sig), cmp_u32);
 	tr->nsig = n;
 	return 0;
@@ -394,13 +396,14 @@ static int group_union(const dbtp_gt_model *m, uint32_t gi, uint32_t **out,
 }
 
 /* Sum over group @gi's threads of profile @p of block @b's executions. */
-static uint64_t group_count(const struct profile *p, uint32_t gi, uint32_t b)
+static uint64_t group_count(const struct profile *p, const uint32_t *new2old,
+			    uint32_t gi, uint32_t b)
 {
 	uint64_t s = 0, *c;
 
 	for (uint32_t i = 0; i < p->nth; i++)
 		if (p->th[i].group == gi &&
-		    (c = dbtp_u64map_find(&p->th[i].counts, b)))
+		    (c = dbtp_u64map_find(&p->th[i].counts, new2old[b])))
 			s += *c;
 	return s;
 }
@@ -434,7 +437,8 @@ static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 			if (!g->sizes[p])
 				continue;
 			x[n] = g->sizes[p];
-			y[n++] = (double)group_count(&m->prof[p], gi, sig[k]);
+			y[n++] = (double)group_count(&m->prof[p], m->new2old,
+						     gi, sig[k]);
 		}
 		g->hot[k].block = sig[k];
 		dbtp_gt_fit(x, y, n, 1, &g->hot[k].theta, &g->hot[k].delta);
@@ -502,6 +506,49 @@ nomem:
 	return -1;
 }
 
+static const dbtp_gt_model *sort_model;
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct dbtp_gt_block *x = &sort_model->blk[*(const uint32_t *)a];
+	const struct dbtp_gt_block *y = &sort_model->blk[*(const uint32_t *)b];
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	if (x->nbytes != y->nbytes)
+		return x->nbytes < y->nbytes ? -1 : 1;
+	return memcmp(x->bytes, y->bytes, x->nbytes);
+}
+
+/* Order the blocks by address (then code) so the output does not depend
+ * on how the trace interleaved threads. */
+static int sort_blocks(dbtp_gt_model *m)
+{
+	struct dbtp_gt_block *nb;
+	uint32_t n = m->nblk;
+
+	m->new2old = malloc((n ? n : 1) * sizeof(uint32_t));
+	m->old2new = malloc((n ? n : 1) * sizeof(uint32_t));
+	nb = malloc((n ? n : 1) * sizeof(*nb));
+	if (!m->new2old || !m->old2new || !nb) {
+		free(nb);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		m->new2old[i] = i;
+	sort_model = m;
+	qsort(m->new2old, n, sizeof(uint32_t), cmp_block);
+	sort_model = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		m->old2new[m->new2old[i]] = i;
+		nb[i] = m->blk[m->new2old[i]];
+	}
+	free(m->blk);
+	m->blk = nb;
+	m->capblk = n;
+	return 0;
+}
+
 int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 {
 	uint32_t **sigs = NULL, *nsigs = NULL;
@@ -512,6 +559,8 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 	if (!m->nprof)
 		return dbtp_err_set(err, EINVAL, "no profile");
 	m->finished = 1;
+	if (sort_blocks(m))
+		goto nomem;
 	/* Group 0 is the first thread's group of the first profile. */
 	for (uint32_t p = 0; p < m->nprof; p++) {
 		struct profile *pr = &m->prof[p];
@@ -519,7 +568,7 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 		for (uint32_t i = 0; i < pr->nth; i++) {
 			int64_t g;
 
-			if (thread_sig(&pr->th[i]))
+			if (thread_sig(m, &pr->th[i]))
 				goto nomem;
 			if (!pr->th[i].nsig) {
 				pr->th[i].group = UINT32_MAX;
@@ -634,6 +683,8 @@ void dbtp_gt_model_free(dbtp_gt_model *m)
 	}
 	free(m->grp);
 	dbtp_u64map_free(&m->index);
+	free(m->old2new);
+	free(m->new2old);
 	free(m);
 }
 
