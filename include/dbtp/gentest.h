@@ -12,13 +12,15 @@
  * blocks with the same relative hotness and thread behaviour.
  *
  * The model (gentest/model.c):
- *  - Threads are grouped by their block sets (Algorithm 1 of FADATest: a
- *    block only some threads execute splits them), within a profile and
- *    across profiles alike; so that a few rare blocks (a slow path one
- *    worker took, the loop that creates a second thread) do not split a
- *    group, a thread joins the group whose first member's set is the most
- *    similar to its own if their Jaccard similarity (shared blocks / blocks
- *    of either) is at least DBTP_GT_SIMILAR.  A group's blocks are the
+ *  - Threads are grouped by the code they execute (Algorithm 1 of
+ *    FADATest splits threads by the blocks only some execute), within a
+ *    profile and across profiles alike.  So that rare blocks (the lazy
+ *    binding the first caller of a library function runs, a slow path one
+ *    worker took) do not split a group, blocks are weighted by hotness: a
+ *    thread joins the group whose first member's execution overlaps most
+ *    with its own -- the sum over the blocks both execute of the smaller
+ *    of their shares of the thread's instructions -- if that is at least
+ *    DBTP_GT_SIMILAR; else it starts a group.  A group's blocks are the
  *    union of its members'.
  *  - Group size = alpha * T + beta, T the profile's thread parameter, by
  *    least squares over the profiles; with one profile (or one T), alpha = 0
@@ -46,7 +48,7 @@
 #include "dbtp/common.h"
 #include "dbtp/trace.h"
 
-/** Jaccard similarity of block sets at which threads share a group. */
+/** Overlap of instruction distributions at which threads share a group. */
 #define DBTP_GT_SIMILAR 0.90
 
 /** Share tolerance under which a group's distribution is even (10%). */

@@ -19,6 +19,7 @@ struct pthread_rec {
 	struct dbtp_u64map counts; /* model block -> executions */
 	uint32_t group;
 	uint32_t *sig; /* sorted blocks executed */
+	double *w;     /* their shares of the thread's instructions */
 	uint32_t nsig;
 };
 
@@ -256,15 +257,25 @@ static int thread_sig(const dbtp_gt_model *m, struct pthread_rec *tr)
 {
 	const struct dbtp_u64map *c = &tr->counts;
 	uint32_t n = 0;
+	double tot = 0;
 
 	tr->sig = malloc((c->used ? c->used : 1) * sizeof(*tr->sig));
-	if (!tr->sig)
+	tr->w = malloc((c->used ? c->used : 1) * sizeof(*tr->w));
+	if (!tr->sig || !tr->w)
 		return -1;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->key[i] && c->val[i])
 			tr->sig[n++] = m->old2new[c->key[i] - 1];
 	qsort(tr->sig, n, sizeof(*tr->sig), cmp_u32);
 	tr->nsig = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *v = dbtp_u64map_find(c, m->new2old[tr->sig[i]]);
+
+		tr->w[i] = (double)*v * m->blk[tr->sig[i]].ninsns;
+		tot += tr->w[i];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		tr->w[i] = tot > 0 ? tr->w[i] / tot : 0;
 	return 0;
 }
 
@@ -301,41 +312,44 @@ void dbtp_gt_fit(const double *x, const double *y, size_t n, int through0,
 		*b = nearbyint(*b);
 }
 
-/* |a & b| / |a | b| of two sorted block sets. */
-static double jaccard(const uint32_t *a, uint32_t na, const uint32_t *b,
-		      uint32_t nb)
+/* How much two threads' executions overlap: the sum over the blocks both
+ * execute of the smaller of their instruction shares (1: the same
+ * distribution, 0: disjoint code). */
+static double overlap(const struct pthread_rec *a, const struct pthread_rec *b)
 {
-	uint32_t i = 0, j = 0, both = 0;
+	uint32_t i = 0, j = 0;
+	double s = 0;
 
-	while (i < na && j < nb) {
-		if (a[i] == b[j]) {
-			both++;
+	while (i < a->nsig && j < b->nsig) {
+		if (a->sig[i] == b->sig[j]) {
+			s += a->w[i] < b->w[j] ? a->w[i] : b->w[j];
 			i++;
 			j++;
-		} else if (a[i] < b[j]) {
+		} else if (a->sig[i] < b->sig[j]) {
 			i++;
 		} else {
 			j++;
 		}
 	}
-	return na + nb ? (double)both / (na + nb - both) : 1;
+	return s;
 }
 
-/* The group of thread @tr: the most similar group's (its first member's
- * block set) if at least DBTP_GT_SIMILAR, else a new one; -1 on ENOMEM. */
-static int64_t find_group(dbtp_gt_model *m, uint32_t ***sigs, uint32_t **nsigs,
+/* The group of thread @tr: the group whose first member's execution
+ * overlaps most with its own, if by at least DBTP_GT_SIMILAR, else a new
+ * one; -1 on ENOMEM. */
+static int64_t find_group(dbtp_gt_model *m, const struct pthread_rec ***reps,
 			  const struct pthread_rec *tr)
 {
+	const struct pthread_rec **r;
 	struct dbtp_gt_group *g;
-	uint32_t **s, *ns;
 	double best = 0;
 	int64_t bi = -1;
 
 	for (uint32_t i = 0; i < m->ngrp; i++) {
-		double j = jaccard((*sigs)[i], (*nsigs)[i], tr->sig, tr->nsig);
+		double o = overlap((*reps)[i], tr);
 
-		if (j > best) {
-			best = j;
+		if (o > best) {
+			best = o;
 			bi = i;
 		}
 	}
@@ -345,22 +359,17 @@ static int64_t find_group(dbtp_gt_model *m, uint32_t ***sigs, uint32_t **nsigs,
 	if (!g)
 		return -1;
 	m->grp = g;
-	s = realloc(*sigs, (m->ngrp + 1) * sizeof(*s));
-	if (!s)
+	r = realloc(*reps, (m->ngrp + 1) * sizeof(*r));
+	if (!r)
 		return -1;
-	*sigs = s;
-	ns = realloc(*nsigs, (m->ngrp + 1) * sizeof(*ns));
-	if (!ns)
-		return -1;
-	*nsigs = ns;
+	*reps = r;
 	g = &m->grp[m->ngrp];
 	memset(g, 0, sizeof(*g));
 	g->parent = -1;
 	g->sizes = calloc(m->nprof, sizeof(*g->sizes));
 	if (!g->sizes)
 		return -1;
-	s[m->ngrp] = tr->sig;
-	ns[m->ngrp] = tr->nsig;
+	r[m->ngrp] = tr;
 	return m->ngrp++;
 }
 
@@ -551,7 +560,7 @@ static int sort_blocks(dbtp_gt_model *m)
 
 int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 {
-	uint32_t **sigs = NULL, *nsigs = NULL;
+	const struct pthread_rec **reps = NULL;
 	int rc = -1;
 
 	if (m->finished)
@@ -574,7 +583,7 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 				pr->th[i].group = UINT32_MAX;
 				continue;
 			}
-			g = find_group(m, &sigs, &nsigs, &pr->th[i]);
+			g = find_group(m, &reps, &pr->th[i]);
 			if (g < 0)
 				goto nomem;
 			pr->th[i].group = (uint32_t)g;
@@ -617,8 +626,7 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 nomem:
 	rc = dbtp_err_set(err, ENOMEM, "out of memory");
 out:
-	free(sigs);
-	free(nsigs);
+	free(reps);
 	return rc;
 }
 
@@ -667,6 +675,7 @@ void dbtp_gt_model_free(dbtp_gt_model *m)
 		for (uint32_t i = 0; i < m->prof[p].nth; i++) {
 			dbtp_u64map_free(&m->prof[p].th[i].counts);
 			free(m->prof[p].th[i].sig);
+			free(m->prof[p].th[i].w);
 		}
 		free(m->prof[p].th);
 	}
