@@ -50,6 +50,8 @@ static const char usage_text[] =
     "      --blocks K          how many blocks --naive samples (default:\n"
     "                          as many as the profiles' blocks / 10, >= 1)\n"
     "      --seed N            --naive's random seed (default 1)\n"
+    "      --unroll U          copies of each block per loop pass, a\n"
+    "                          power of two up to 16 (default 8)\n"
     "      --json              the summary as JSON\n"
     "  -h, --help              this text\n"
     "\n"
@@ -478,13 +480,14 @@ out:
 
 int cmd_gentest(int argc, char **argv)
 {
-	enum { O_TARG = 256, O_NAIVE, O_BLOCKS, O_SEED, O_JSON };
+	enum { O_TARG = 256, O_NAIVE, O_BLOCKS, O_SEED, O_JSON, O_UNROLL };
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"threads-arg", required_argument, NULL, O_TARG},
 	    {"naive", no_argument, NULL, O_NAIVE},
 	    {"blocks", required_argument, NULL, O_BLOCKS},
 	    {"seed", required_argument, NULL, O_SEED},
+	    {"unroll", required_argument, NULL, O_UNROLL},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -535,6 +538,20 @@ int cmd_gentest(int argc, char **argv)
 				eo.naive_blocks = (uint32_t)v;
 			else
 				eo.seed = v;
+			break;
+		}
+		case O_UNROLL: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !v ||
+			    v > DBTP_GT_MAX_UNROLL || (v & (v - 1)))
+				return usage_error("gentest",
+						   "--unroll wants a power of "
+						   "two from 1 to %d, not '%s'",
+						   DBTP_GT_MAX_UNROLL, optarg);
+			eo.unroll = (unsigned)v;
 			break;
 		}
 		case O_JSON:

@@ -171,11 +171,15 @@ enum {
  * @helpers: helper instructions added.
  * @uses_avx: the block uses AVX state (ymm/zmm), so vzeroupper on exit.
  * @uses_x87: the block uses the x87 stack (reset on exit).
+ * @regs: general-purpose registers the rewritten block reads or writes,
+ *	  bit i for register i in encoding order (0 rax .. 15 r15; bit 4,
+ *	  rsp, whenever it touches the stack).
  */
 struct dbtp_gt_rw_stats {
 	uint32_t n[3];
 	uint32_t helpers;
 	int uses_avx, uses_x87;
+	uint32_t regs;
 };
 
 /*
@@ -194,6 +198,11 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_STACK_MID 327680 /* private stack pointer at entry */
 #define DBTP_GT_BUF_SIZE 655360	 /* whole buffer */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
+
+/* Copies of a block per loop pass: the loop's own instructions (3 and a
+ * block boundary a pass) are spread over that many executions. */
+#define DBTP_GT_UNROLL 8
+#define DBTP_GT_MAX_UNROLL 16
 
 typedef struct dbtp_gt_rw dbtp_gt_rw;
 
@@ -223,9 +232,12 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  *	   random (weights uniform, seed @seed), one thread, each run so the
  *	   instruction total matches the profile's.
  * @source: text for the file's header comment (the command line).
+ * @unroll: copies of each block per loop pass, a power of two up to
+ *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
+	unsigned unroll;
 	uint32_t naive_blocks;
 	uint64_t seed;
 	const char *source;

@@ -23,6 +23,7 @@
  * dbtp_gt_count(), written again in the generated program's C. */
 static const char driver[] =
     "#define GT_SLICES 100\n"
+    "#define GT_MIN_CALL 256\n"
     "\n"
     "static double gt_rnd(double x) /* nearest, ties to even */\n"
     "{\n"
@@ -136,25 +137,37 @@ static const char driver[] =
     "\tconst struct gt_group *g = &gt_groups[t->g];\n"
     "\tsize_t self = (size_t)(t - gt_th);\n"
     "\n"
+    "\tuint64_t *n = calloc(g->nhot + 1, sizeof(uint64_t));\n"
+    "\tuint64_t *done = calloc(g->nhot + 1, sizeof(uint64_t));\n"
+    "\n"
+    "\tif (!n || !done) {\n"
+    "\t\tfputs(\"out of memory\\n\", stderr);\n"
+    "\t\texit(1);\n"
+    "\t}\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\tn[k] = (uint64_t)((double)gt_count(g, &g->hot[k], gt_m[t->g],\n"
+    "\t\t\t\t\t\t t->i) / gt_eta);\n"
     "\tt->buf = gt_buffer();\n"
+    "\t/* Each block's executions spread over the slices, at least\n"
+    "\t * GT_MIN_CALL a call (the rest in the last slice). */\n"
     "\tfor (unsigned s = 0; s <= GT_SLICES; s++) {\n"
     "\t\tgt_children(self, s, 0);\n"
     "\t\tgt_children(self, s, 1);\n"
     "\t\tif (s == GT_SLICES)\n"
     "\t\t\tbreak;\n"
     "\t\tfor (unsigned k = 0; k < g->nhot; k++) {\n"
-    "\t\t\tuint64_t n = (uint64_t)((double)gt_count(g, &g->hot[k],\n"
-    "\t\t\t\t\t\t\t     gt_m[t->g], t->i) /\n"
-    "\t\t\t\t\t\t gt_eta);\n"
-    "\t\t\tuint64_t a = (uint64_t)((unsigned __int128)n * s / "
-    "GT_SLICES);\n"
-    "\t\t\tuint64_t z = (uint64_t)((unsigned __int128)n * (s + 1) /\n"
+    "\t\t\tuint64_t z = (uint64_t)((unsigned __int128)n[k] * (s + 1) /\n"
     "\t\t\t\t\t\t GT_SLICES);\n"
     "\n"
-    "\t\t\tif (z > a)\n"
-    "\t\t\t\tg->hot[k].fn(t->buf, z - a);\n"
+    "\t\t\tif (z > done[k] &&\n"
+    "\t\t\t    (z - done[k] >= GT_MIN_CALL || s + 1 == GT_SLICES)) {\n"
+    "\t\t\t\tg->hot[k].fn(t->buf, z - done[k]);\n"
+    "\t\t\t\tdone[k] = z;\n"
+    "\t\t\t}\n"
     "\t\t}\n"
     "\t}\n"
+    "\tfree(n);\n"
+    "\tfree(done);\n"
     "\tmunmap(t->buf - (GT_RESERVE - GT_BUF_SIZE) / 2, GT_RESERVE);\n"
     "\treturn NULL;\n"
     "}\n"
@@ -358,9 +371,52 @@ static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 	fprintf(f, "};\n\n");
 }
 
-static void emit_function(FILE *f, uint32_t id, const char *body,
+/*
+ * Block @id's function: @u copies of @body (copy j's labels made unique by
+ * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
+ * after), entered Duff's-device style so that exactly n copies run: the
+ * first pass enters at copy (-n mod u), every pass ends at the tail that
+ * resets the stack pointer and counts passes down.
+ */
+/* A register the block leaves alone for the pass counter, or NULL. */
+static const char *counter_reg(uint32_t regs)
+{
+	static const struct {
+		int n;
+		const char *name;
+	} pref[] = {{13, "r13"}, {12, "r12"}, {3, "rbx"},  {11, "r11"},
+		    {10, "r10"}, {9, "r9"},   {8, "r8"},   {5, "rbp"},
+		    {6, "rsi"},	 {7, "rdi"},  {14, "r14"}, {2, "rdx"},
+		    {1, "rcx"},	 {0, "rax"}};
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
+		if (!(regs & (1u << pref[i].n)))
+			return pref[i].name;
+	return NULL;
+}
+
+/*
+ * Block @id's function: @u copies of @body (copy j's labels made unique by
+ * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
+ * after), entered Duff's-device style so that exactly n copies run: the
+ * first pass enters at copy (-n mod u), every pass ends at the tail that
+ * counts passes down (in a register the block does not use, else in the
+ * buffer) and resets the stack pointer if the block moves it.
+ */
+static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st)
 {
+	const char *cr = counter_reg(st->regs);
+	char cnt[32];
+	unsigned sh = 0;
+
+	while ((1u << sh) < u)
+		sh++;
+	if (cr)
+		snprintf(cnt, sizeof(cnt), "%s", cr);
+	else
+		snprintf(cnt, sizeof(cnt), "qword ptr [r15 + %d]",
+			 DBTP_GT_SLOT_COUNT);
 	fprintf(f,
 		"\t.p2align 4\n"
 		"\t.globl gt_b%u, gt_b%u_body\n"
@@ -369,21 +425,38 @@ static void emit_function(FILE *f, uint32_t id, const char *body,
 		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
 		"\tpush r14\n\tpush r15\n"
 		"\tmov r15, rdi\n"
-		"\tmov [r15 + %d], rsi\n"
 		"\tmov [r15 + %d], rsp\n"
-		"\tlea rsp, [r15 + %d]\n"
-		"\tjmp gt_b%u_body\n"
-		"gt_b%u_body:\n",
-		id, id, id, id, DBTP_GT_SLOT_COUNT, DBTP_GT_SLOT_RSP,
-		DBTP_GT_STACK_MID, id, id);
-	fputs(body, f);
+		"\tlea rax, [rsi + %u]\n"
+		"\tshr rax, %u\n"
+		"\tmov [r15 + %d], rax\n",
+		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, sh,
+		DBTP_GT_SLOT_COUNT);
+	if (cr)
+		fprintf(f, "\tmov %s, rax\n", cr);
 	fprintf(f,
+		"\tmov eax, esi\n"
+		"\tneg eax\n"
+		"\tand eax, %u\n"
 		"\tlea rsp, [r15 + %d]\n"
-		"\tdec qword ptr [r15 + %d]\n"
+		"\tlea rcx, [rip + .Lgt%u_tab]\n"
+		"\tjmp qword ptr [rcx + rax * 8]\n",
+		u - 1, DBTP_GT_STACK_MID, id);
+	for (unsigned j = 0; j < u; j++) {
+		if (j)
+			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
+				id, j);
+		else
+			fprintf(f, "gt_b%u_body:\n", id);
+		fputs(body[j], f);
+	}
+	if (st->regs & (1u << 4))
+		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
+	fprintf(f,
+		"\tdec %s\n"
 		"\tjnz gt_b%u_body\n"
 		"\tmov rsp, [r15 + %d]\n"
 		"\tcld\n",
-		DBTP_GT_STACK_MID, DBTP_GT_SLOT_COUNT, id, DBTP_GT_SLOT_RSP);
+		cnt, id, DBTP_GT_SLOT_RSP);
 	if (st->uses_avx)
 		fprintf(f, "\tvzeroupper\n");
 	if (st->uses_x87)
@@ -392,13 +465,16 @@ static void emit_function(FILE *f, uint32_t id, const char *body,
 		"\tldmxcsr [r15 + %d]\n"
 		"\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n"
 		"\tpop rbp\n\tpop rbx\n\tret\n"
-		"\t.size gt_b%u, .-gt_b%u\n",
-		DBTP_GT_SLOT_MXCSR, id, id);
-	if (*slots)
-		fprintf(f,
-			"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
-			"%s\t.popsection\n",
-			slots);
+		"\t.size gt_b%u, .-gt_b%u\n"
+		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
+		".Lgt%u_tab:\n",
+		DBTP_GT_SLOT_MXCSR, id, id, id);
+	for (unsigned j = 0; j < u; j++)
+		if (j)
+			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
+		else
+			fprintf(f, "\t.quad gt_b%u_body\n", id);
+	fprintf(f, "%s\t.popsection\n", slots);
 }
 
 /* One assembly line as a C string literal. */
@@ -502,12 +578,17 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	uint8_t *want = NULL;
 	dbtp_gt_rw *rw = NULL;
 	double tmax = 0, dyn_total = 0;
+	unsigned u = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1;
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
 	if (!ng)
 		return dbtp_err_set(err, EINVAL, "no thread executed a block");
+	if (u > DBTP_GT_MAX_UNROLL || (u & (u - 1)))
+		return dbtp_err_set(err, EINVAL,
+				    "unroll %u: a power of two up to %u", u,
+				    DBTP_GT_MAX_UNROLL);
 	if (dbtp_gt_rw_open(&rw, dbtp_gt_model_arch(m), err))
 		return -1;
 	if (o->naive) {
@@ -562,49 +643,64 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		   "\t\".text\\n\"\n");
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-		char *body = NULL, *slots = NULL;
+		char *body[DBTP_GT_MAX_UNROLL] = {0}, *slots = NULL;
 		size_t bl_len = 0, sl_len = 0;
-		FILE *bf, *sf;
+		FILE *sf;
 		char *fn = NULL;
 		size_t fn_len = 0;
 		FILE *ff;
-		int r;
+		int r = 0;
 
 		if (!want[b])
 			continue;
-		bf = open_memstream(&body, &bl_len);
 		sf = open_memstream(&slots, &sl_len);
-		if (!bf || !sf) {
-			if (bf)
-				fclose(bf);
-			free(body);
+		if (!sf) {
 			dbtp_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
-		r = dbtp_gt_rw_block(rw, b, bl->bytes, bl->nbytes, bl->ninsns,
-				     bl->vaddr, bf, sf, &sum->stat[b], NULL);
-		fclose(bf);
+		for (unsigned j = 0; j < u && !r; j++) {
+			FILE *bf = open_memstream(&body[j], &bl_len);
+			struct dbtp_gt_rw_stats st;
+
+			if (!bf) {
+				fclose(sf);
+				for (unsigned k = 0; k < j; k++)
+					free(body[k]);
+				free(slots);
+				dbtp_err_set(err, ENOMEM, "out of memory");
+				goto out;
+			}
+			r = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
+					     bl->bytes, bl->nbytes, bl->ninsns,
+					     bl->vaddr, bf, sf, &st, NULL);
+			fclose(bf);
+			if (!j)
+				sum->stat[b] = st;
+		}
 		fclose(sf);
 		if (r) {
 			sum->skipped++;
-			free(body);
+			for (unsigned j = 0; j < u; j++)
+				free(body[j]);
 			free(slots);
 			continue;
 		}
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
-			free(body);
+			for (unsigned j = 0; j < u; j++)
+				free(body[j]);
 			free(slots);
 			dbtp_err_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
 		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions\n", b,
 			bl->vaddr, bl->ninsns);
-		emit_function(ff, b, body, slots, &sum->stat[b]);
+		emit_function(ff, b, u, body, slots, &sum->stat[b]);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
-		free(body);
+		for (unsigned j = 0; j < u; j++)
+			free(body[j]);
 		free(slots);
 		sum->emitted[b] = 1;
 		slot_of[b] = nemit++;

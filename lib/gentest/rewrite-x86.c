@@ -105,6 +105,39 @@ static int is_rsp(unsigned r)
 	return is_reg(r, X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL);
 }
 
+/* The general-purpose register (0 rax .. 15 r15, in encoding order) that
+ * register @r is part of, or -1. */
+static int gpr_of(csh cs, unsigned r)
+{
+	static const char *const fam[16][5] = {
+	    {"rax", "eax", "ax", "al", "ah"},
+	    {"rcx", "ecx", "cx", "cl", "ch"},
+	    {"rdx", "edx", "dx", "dl", "dh"},
+	    {"rbx", "ebx", "bx", "bl", "bh"},
+	    {"rsp", "esp", "sp", "spl", ""},
+	    {"rbp", "ebp", "bp", "bpl", ""},
+	    {"rsi", "esi", "si", "sil", ""},
+	    {"rdi", "edi", "di", "dil", ""},
+	    {"r8", "r8d", "r8w", "r8b", ""},
+	    {"r9", "r9d", "r9w", "r9b", ""},
+	    {"r10", "r10d", "r10w", "r10b", ""},
+	    {"r11", "r11d", "r11w", "r11b", ""},
+	    {"r12", "r12d", "r12w", "r12b", ""},
+	    {"r13", "r13d", "r13w", "r13b", ""},
+	    {"r14", "r14d", "r14w", "r14b", ""},
+	    {"r15", "r15d", "r15w", "r15b", ""},
+	};
+	const char *n = cs_reg_name(cs, r);
+
+	if (!n)
+		return -1;
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 5; j++)
+			if (fam[i][j][0] && !strcmp(n, fam[i][j]))
+				return i;
+	return -1;
+}
+
 /* Instructions that cannot run safely in user mode outside the program. */
 static int must_drop(const cs_insn *in)
 {
@@ -242,7 +275,8 @@ static int word_char(char c)
  * before it) replaced by "[r15 + @off]" (if @off is not UINT64_MAX), r15 as
  * a register renamed to r14, "xword ptr" spelled "tbyte ptr".
  */
-static void rewrite_ops(const char *ops, uint64_t off, char *out, size_t n)
+static void rewrite_ops(const char *ops, const char *base, uint64_t off,
+			char *out, size_t n)
 {
 	size_t len = 0;
 	char tok[64];
@@ -258,7 +292,7 @@ static void rewrite_ops(const char *ops, uint64_t off, char *out, size_t n)
 				len -= 3;
 				out[len] = 0;
 			}
-			snprintf(tok, sizeof(tok), "[r15 + %llu]",
+			snprintf(tok, sizeof(tok), "[%s + %llu]", base,
 				 (unsigned long long)off);
 			put(out, n, &len, tok);
 			p = e ? e + 1 : p + strlen(p);
@@ -325,6 +359,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		     FILE *slots, struct dbtp_gt_rw_stats *st, dbtp_err *err)
 {
 	const uint8_t *p = code;
+	int ends = 0;
 	size_t left = nbytes;
 	uint64_t addr = vaddr;
 	cs_insn *in = rw->insn;
@@ -335,7 +370,8 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		const cs_x86 *x;
 		cs_regs rr, ww;
 		uint8_t nr = 0, nw = 0;
-		int mem = -1, r15 = 0, wsp = 0, outcome = DBTP_GT_KEPT;
+		int mem = -1, r15 = 0, wsp = 0, high8 = 0;
+		int outcome = DBTP_GT_KEPT;
 		const char *mn;
 
 		if (!cs_disasm_iter(rw->cs, &p, &left, &addr, in))
@@ -345,6 +381,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 					    (unsigned long long)vaddr, k);
 		x = &in->detail->x86;
 		mn = base_mnemonic(in->mnemonic);
+		ends = 0;
 		fprintf(f, ".Lg%u_%u:\n", id, k);
 		if (has_group(in, X86_GRP_AVX) || has_group(in, X86_GRP_AVX2) ||
 		    has_group(in, X86_GRP_AVX512) ||
@@ -360,11 +397,25 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			continue;
 		}
 		if (!cs_regs_access(rw->cs, in, rr, &nr, ww, &nw)) {
-			for (int i = 0; i < nr; i++)
+			for (int i = 0; i < nr + nw; i++) {
+				int g =
+				    gpr_of(rw->cs, i < nr ? rr[i] : ww[i - nr]);
+
+				if (g == 15) /* renamed */
+					g = 14;
+				if (g >= 0)
+					st->regs |= 1u << g;
+			}
+			for (int i = 0; i < nr; i++) {
 				r15 |= is_r15(rr[i]);
+				high8 |= is_reg(rr[i], X86_REG_AH, X86_REG_BH,
+						X86_REG_CH, X86_REG_DH);
+			}
 			for (int i = 0; i < nw; i++) {
 				r15 |= is_r15(ww[i]);
 				wsp |= is_rsp(ww[i]);
+				high8 |= is_reg(ww[i], X86_REG_AH, X86_REG_BH,
+						X86_REG_CH, X86_REG_DH);
 			}
 		}
 		for (int i = 0; i < x->op_count; i++)
@@ -377,6 +428,9 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		    in->id == X86_INS_LOOPNE) {
 			int call = has_group(in, X86_GRP_CALL);
 
+			ends = 1;
+			if (call || has_group(in, X86_GRP_RET))
+				st->regs |= 1u << 4;
 			if (has_group(in, X86_GRP_RET)) {
 				fprintf(slots, ".Lgs%u_%u: .quad .Lg%u_%u\n",
 					id, k, id, k + 1);
@@ -399,12 +453,15 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		}
 		switch (in->id) {
 		case X86_INS_SYSCALL:
+			ends = 1;
+			st->regs |= 1u << 0 | 1u << 1 | 1u << 11;
 			fprintf(f, "\tmov eax, 39\t# getpid\n");
 			emit_bytes(f, in);
 			st->helpers++;
 			st->n[DBTP_GT_REWRITTEN]++;
 			continue;
 		case X86_INS_CPUID:
+			st->regs |= 0xf;
 			fprintf(f, "\txor eax, eax\n");
 			emit_bytes(f, in);
 			st->helpers++;
@@ -416,6 +473,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			int sgn = in->id == X86_INS_IDIV;
 			const char *hi;
 
+			st->regs |= 1u << 0 | 1u << 2;
 			switch (sz) {
 			case 1:
 				hi = sgn ? "cbw" : "movzx eax, al";
@@ -444,13 +502,14 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			st->n[DBTP_GT_REWRITTEN]++;
 			continue;
 		case X86_INS_LEAVE:
+			st->regs |= 1u << 4 | 1u << 5;
 			fprintf(f, "\tmov rbp, rsp\n");
 			emit_bytes(f, in);
 			st->helpers++;
 			st->n[DBTP_GT_REWRITTEN]++;
 			continue;
 		case X86_INS_ENTER:
-			if (x->operands[0].imm > 256) {
+			if (x->operands[0].imm > 64) {
 				fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
 					in->op_str);
 				st->n[DBTP_GT_DROPPED]++;
@@ -500,6 +559,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				st->n[DBTP_GT_DROPPED]++;
 				continue;
 			}
+			st->regs |= 1u << 1 | 1u << 6 | 1u << 7;
 			if (src) {
 				fprintf(f, "\tlea rsi, [r15 + %d]\n",
 					DBTP_GT_DATA + 1024);
@@ -521,6 +581,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		if (in->id == X86_INS_XLATB || in->id == X86_INS_MASKMOVQ ||
 		    in->id == X86_INS_MASKMOVDQU ||
 		    in->id == X86_INS_VMASKMOVDQU) {
+			st->regs |= 1u << 0 | 1u << 3 | 1u << 7;
 			fprintf(f, "\tlea %s, [r15 + %d]\n",
 				in->id == X86_INS_XLATB ? "rbx" : "rdi",
 				DBTP_GT_DATA);
@@ -539,8 +600,8 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			    x->operands[0].type == X86_OP_REG &&
 			    x->operands[0].reg == X86_REG_RSP &&
 			    x->operands[1].type == X86_OP_IMM &&
-			    x->operands[1].imm >= -256 &&
-			    x->operands[1].imm <= 256)
+			    x->operands[1].imm >= -64 &&
+			    x->operands[1].imm <= 64)
 				small = 1;
 			if (in->id == X86_INS_AND && x->op_count == 2 &&
 			    x->operands[1].type == X86_OP_IMM &&
@@ -585,11 +646,24 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				x->operands[0].size * 8 - 1);
 			st->helpers++;
 		}
-		rewrite_ops(in->op_str,
-			    mem >= 0 ? mem_offset(x->operands[mem].mem.disp,
-						  x->operands[mem].size)
-				     : UINT64_MAX,
-			    ops, sizeof(ops));
+		/* ah..dh cannot be encoded with r15 (a REX prefix): such
+		 * operands go through the private stack pointer instead,
+		 * which stays inside the buffer, at a small offset. */
+		if (mem >= 0 && high8) {
+			unsigned a = align_of(x->operands[mem].size);
+
+			rewrite_ops(in->op_str, "rsp",
+				    (uint64_t)x->operands[mem].mem.disp & 0xff &
+					~(uint64_t)(a - 1),
+				    ops, sizeof(ops));
+		} else {
+			rewrite_ops(in->op_str, "r15",
+				    mem >= 0
+					? mem_offset(x->operands[mem].mem.disp,
+						     x->operands[mem].size)
+					: UINT64_MAX,
+				    ops, sizeof(ops));
+		}
 		if (in->id == X86_INS_MOVABS)
 			mn = "mov";
 		fprintf(f, "\t%s%s%s %s\n",
@@ -601,6 +675,12 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			mn, ops);
 		outcome = DBTP_GT_REWRITTEN;
 		st->n[outcome]++;
+	}
+	/* The block ends where its TB ended, even if its last instruction
+	 * (dropped, or one QEMU ends a TB after) no longer does. */
+	if (!ends) {
+		fprintf(f, "\tjmp .Lg%u_%u\n", id, ninsns);
+		st->helpers++;
 	}
 	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
 	return 0;

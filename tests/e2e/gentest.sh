@@ -17,18 +17,20 @@ blockcounts() {
 		END { for (a in n) print a, n[a] }' | sort
 }
 
-# measured TRACE: "gt_bK_body EXECUTIONS" for every body label entered
+# measured TRACE: "gt_bK_body EXECUTIONS" for every block: the entries
+# into its copies (gt_bK_body, gt_bK_c1, ...), each one execution
 measured() {
-	"$DBTPROF" dump --symbols "$1" | awk '$2 == "block" && $6 ~ /^gt_b[0-9]+_body\+0x0$/ {
-		sub(/\+0x0$/, "", $6); n[$6]++ }
+	"$DBTPROF" dump --symbols "$1" | awk '$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+)\+0x0$/ {
+		sub(/_(body|c[0-9]+)\+0x0$/, "_body", $6); n[$6]++ }
 		END { for (s in n) print s, n[s] }' | sort
 }
 
 # exact GUEST NAME: generate from one profile, compare counts three ways
 exact() {
 	local g=$1 n=$2
+	shift 2
 	"$DBTPROF" record -q -m blocks -o "$T/$n.trace" -- "$g"
-	"$DBTPROF" gentest -o "$T/$n.c" "$T/$n.trace" >"$T/$n.sum"
+	"$DBTPROF" gentest "$@" -o "$T/$n.c" "$T/$n.trace" >"$T/$n.sum"
 	$CC $CFLAGS_GT "$T/$n.c" -o "$T/$n" 2>"$T/$n.cc"
 	eq "$n compiles without warnings" "" "$(cat "$T/$n.cc")"
 	# What the program will run (block label, profiled address, count)
@@ -49,6 +51,9 @@ exact() {
 }
 
 exact "$G/x86_64/loop" loop
+# one copy per pass, and eight: the same counts
+exact "$G/x86_64/loop" loop --unroll 1
+exact "$G/x86_64/loop" loop --unroll 8
 # loop: 3 blocks (1, 9999, 1); 3 + 2 x 9999 + 3 = 20004 instructions; the
 # exit syscall becomes getpid, the jnz lands on the next instruction.
 contains "loop summary" "blocks: 3 distinct, 3 emitted, 0 skipped" "$(cat "$T/loop.sum")"
@@ -137,6 +142,7 @@ contains "naive runs" "1 threads" "$("$T/naive")"
 eq "no -o" 2 "$(status "$DBTPROF" gentest "$T/loop.trace")"
 eq "no trace" 2 "$(status "$DBTPROF" gentest -o "$T/x.c")"
 eq "two traces, no T" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/w1.trace" "$T/w2.trace")"
+eq "bad unroll" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --unroll 3 "$T/loop.trace")"
 eq "bad threads-arg" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,x "$T/w1.trace" "$T/w2.trace")"
 "$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/loop"
 err=$("$DBTPROF" gentest -o "$T/x.c" "$T/c.trace" 2>&1 || true)
