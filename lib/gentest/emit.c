@@ -139,23 +139,38 @@ static const char driver[] =
     "\n"
     "\tuint64_t *n = calloc(g->nhot + 1, sizeof(uint64_t));\n"
     "\tuint64_t *done = calloc(g->nhot + 1, sizeof(uint64_t));\n"
+    "\tunsigned *hot = calloc(g->nhot + 1, sizeof(unsigned));\n"
+    "\tunsigned *cold = calloc(g->nhot + 1, sizeof(unsigned));\n"
+    "\tunsigned start[GT_SLICES + 1] = {0}, at[GT_SLICES] = {0}, nh = 0;\n"
     "\n"
-    "\tif (!n || !done) {\n"
+    "\tif (!n || !done || !hot || !cold) {\n"
     "\t\tfputs(\"out of memory\\n\", stderr);\n"
     "\t\texit(1);\n"
     "\t}\n"
-    "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t/* Blocks run at least GT_MIN_CALL times are spread over the\n"
+    "\t * slices (the rest in the last); colder ones run in one call, in\n"
+    "\t * slice k mod GT_SLICES. */\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++) {\n"
     "\t\tn[k] = (uint64_t)((double)gt_count(g, &g->hot[k], gt_m[t->g],\n"
     "\t\t\t\t\t\t t->i) / gt_eta);\n"
+    "\t\tif (n[k] >= GT_MIN_CALL)\n"
+    "\t\t\thot[nh++] = k;\n"
+    "\t\telse if (n[k])\n"
+    "\t\t\tstart[k % GT_SLICES + 1]++;\n"
+    "\t}\n"
+    "\tfor (unsigned s = 0; s < GT_SLICES; s++)\n"
+    "\t\tstart[s + 1] += start[s];\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\tif (n[k] && n[k] < GT_MIN_CALL)\n"
+    "\t\t\tcold[start[k % GT_SLICES] + at[k % GT_SLICES]++] = k;\n"
     "\tt->buf = gt_buffer();\n"
-    "\t/* Each block's executions spread over the slices, at least\n"
-    "\t * GT_MIN_CALL a call (the rest in the last slice). */\n"
     "\tfor (unsigned s = 0; s <= GT_SLICES; s++) {\n"
     "\t\tgt_children(self, s, 0);\n"
     "\t\tgt_children(self, s, 1);\n"
     "\t\tif (s == GT_SLICES)\n"
     "\t\t\tbreak;\n"
-    "\t\tfor (unsigned k = 0; k < g->nhot; k++) {\n"
+    "\t\tfor (unsigned i = 0; i < nh; i++) {\n"
+    "\t\t\tunsigned k = hot[i];\n"
     "\t\t\tuint64_t z = (uint64_t)((unsigned __int128)n[k] * (s + 1) /\n"
     "\t\t\t\t\t\t GT_SLICES);\n"
     "\n"
@@ -165,9 +180,13 @@ static const char driver[] =
     "\t\t\t\tdone[k] = z;\n"
     "\t\t\t}\n"
     "\t\t}\n"
+    "\t\tfor (unsigned i = start[s]; i < start[s + 1]; i++)\n"
+    "\t\t\tg->hot[cold[i]].fn(t->buf, n[cold[i]]);\n"
     "\t}\n"
     "\tfree(n);\n"
     "\tfree(done);\n"
+    "\tfree(hot);\n"
+    "\tfree(cold);\n"
     "\tmunmap(t->buf - (GT_RESERVE - GT_BUF_SIZE) / 2, GT_RESERVE);\n"
     "\treturn NULL;\n"
     "}\n"
@@ -386,8 +405,7 @@ static const char *counter_reg(uint32_t regs)
 		const char *name;
 	} pref[] = {{13, "r13"}, {12, "r12"}, {3, "rbx"},  {11, "r11"},
 		    {10, "r10"}, {9, "r9"},   {8, "r8"},   {5, "rbp"},
-		    {6, "rsi"},	 {7, "rdi"},  {14, "r14"}, {2, "rdx"},
-		    {1, "rcx"},	 {0, "rax"}};
+		    {6, "rsi"},	 {7, "rdi"},  {14, "r14"}, {2, "rdx"}};
 
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
 		if (!(regs & (1u << pref[i].n)))
@@ -426,21 +444,22 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tpush r14\n\tpush r15\n"
 		"\tmov r15, rdi\n"
 		"\tmov [r15 + %d], rsp\n"
-		"\tlea rax, [rsi + %u]\n"
-		"\tshr rax, %u\n"
-		"\tmov [r15 + %d], rax\n",
-		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, sh,
-		DBTP_GT_SLOT_COUNT);
-	if (cr)
-		fprintf(f, "\tmov %s, rax\n", cr);
-	fprintf(f,
 		"\tmov eax, esi\n"
 		"\tneg eax\n"
 		"\tand eax, %u\n"
+		"\tlea rcx, [rsi + %u]\n"
+		"\tshr rcx, %u\n"
+		"\tmov [r15 + %d], rcx\n",
+		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, u - 1, sh,
+		DBTP_GT_SLOT_COUNT);
+	/* rax and rcx are the entry's scratch, never the counter */
+	if (cr)
+		fprintf(f, "\tmov %s, rcx\n", cr);
+	fprintf(f,
 		"\tlea rsp, [r15 + %d]\n"
 		"\tlea rcx, [rip + .Lgt%u_tab]\n"
 		"\tjmp qword ptr [rcx + rax * 8]\n",
-		u - 1, DBTP_GT_STACK_MID, id);
+		DBTP_GT_STACK_MID, id);
 	for (unsigned j = 0; j < u; j++) {
 		if (j)
 			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,

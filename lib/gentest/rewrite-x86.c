@@ -417,6 +417,8 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				high8 |= is_reg(ww[i], X86_REG_AH, X86_REG_BH,
 						X86_REG_CH, X86_REG_DH);
 			}
+		} else {
+			st->regs = 0xffff; /* unknown: all */
 		}
 		for (int i = 0; i < x->op_count; i++)
 			if (x->operands[i].type == X86_OP_MEM)
