@@ -213,12 +213,15 @@ int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err);
  * dbtp_gt_rw_block() - write block @code (@nbytes at @vaddr, @ninsns
  * instructions) as GNU assembler lines (Intel syntax) to @f; local labels
  * start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines written
- * to @slots.  Counts the outcome in *@st.
+ * to @slots.  Counts the outcome in *@st.  An instruction that does not
+ * decode is dropped alone when @sizes (the @ninsns instruction lengths,
+ * may be NULL) says how long it is.
  * Return: 0, or -1 when the code does not decode.
  */
 int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
-		     uint32_t nbytes, uint32_t ninsns, uint64_t vaddr, FILE *f,
-		     FILE *slots, struct dbtp_gt_rw_stats *st, dbtp_err *err);
+		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		     uint64_t vaddr, FILE *f, FILE *slots,
+		     struct dbtp_gt_rw_stats *st, dbtp_err *err);
 
 void dbtp_gt_rw_close(dbtp_gt_rw *rw);
 

@@ -691,7 +691,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			}
 			r = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
 					     bl->bytes, bl->nbytes, bl->ninsns,
-					     bl->vaddr, bf, sf, &st, NULL);
+					     bl->sizes, bl->vaddr, bf, sf, &st,
+					     NULL);
 			fclose(bf);
 			if (!j)
 				sum->stat[b] = st;

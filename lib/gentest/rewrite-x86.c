@@ -355,8 +355,9 @@ static const char *size_kw(unsigned size)
 }
 
 int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
-		     uint32_t nbytes, uint32_t ninsns, uint64_t vaddr, FILE *f,
-		     FILE *slots, struct dbtp_gt_rw_stats *st, dbtp_err *err)
+		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		     uint64_t vaddr, FILE *f, FILE *slots,
+		     struct dbtp_gt_rw_stats *st, dbtp_err *err)
 {
 	const uint8_t *p = code;
 	int ends = 0;
@@ -374,11 +375,24 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		int outcome = DBTP_GT_KEPT;
 		const char *mn;
 
-		if (!cs_disasm_iter(rw->cs, &p, &left, &addr, in))
-			return dbtp_err_set(err, EINVAL,
-					    "block at 0x%llx: instruction %u "
-					    "does not decode",
-					    (unsigned long long)vaddr, k);
+		if (!cs_disasm_iter(rw->cs, &p, &left, &addr, in)) {
+			if (!sizes || !sizes[k] || sizes[k] > left)
+				return dbtp_err_set(
+				    err, EINVAL,
+				    "block at 0x%llx: instruction %u "
+				    "does not decode",
+				    (unsigned long long)vaddr, k);
+			/* Capstone does not know it, or the trace holds
+			 * only part of it: drop it alone. */
+			fprintf(f, ".Lg%u_%u:\n\t# dropped: undecodable\n", id,
+				k);
+			p += sizes[k];
+			left -= sizes[k];
+			addr += sizes[k];
+			ends = 0;
+			st->n[DBTP_GT_DROPPED]++;
+			continue;
+		}
 		x = &in->detail->x86;
 		mn = base_mnemonic(in->mnemonic);
 		ends = 0;

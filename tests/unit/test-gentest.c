@@ -440,8 +440,8 @@ static void test_tricky(void)
 		     *sf = fopen("/dev/null", "w");
 
 		CHECK(!dbtp_gt_rw_block(rw, (uint32_t)i, table[i].bytes,
-					table[i].len, 1, 0x401000 + 64 * i, tf,
-					sf, &st, &err));
+					table[i].len, 1, NULL,
+					0x401000 + 64 * i, tf, sf, &st, &err));
 		fclose(tf);
 		fclose(sf);
 		if (st.n[table[i].outcome] != 1)
@@ -449,6 +449,28 @@ static void test_tricky(void)
 				table[i].name, st.n[0], st.n[1], st.n[2], text);
 		CHECK_EQ(st.n[table[i].outcome], 1);
 		CHECK_EQ(st.uses_avx, table[i].avx);
+		free(text);
+	}
+	/* A block whose last instruction the trace holds only in part: it
+	 * alone is dropped, and a jmp keeps the block's end a block end. */
+	{
+		static const uint8_t code[] = {0x90, 0x48, 0x8b};
+		static const uint8_t sizes[] = {1, 2};
+		struct dbtp_gt_rw_stats st;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *tf = open_memstream(&text, &len);
+		FILE *sf = fopen("/dev/null", "w");
+
+		CHECK(!dbtp_gt_rw_block(rw, 999, code, 3, 2, sizes, 0x401000,
+					tf, sf, &st, &err));
+		CHECK(dbtp_gt_rw_block(rw, 998, code, 3, 2, NULL, 0x401000, tf,
+				       sf, &st, &err) == -1);
+		fclose(tf);
+		fclose(sf);
+		CHECK(
+		    strstr(text, "# dropped: undecodable\n\tjmp .Lg999_2\n") !=
+		    NULL);
 		free(text);
 	}
 	dbtp_gt_rw_close(rw);
