@@ -203,6 +203,10 @@ struct dbtp_gt_rw_stats {
  * block boundary a pass) are spread over that many executions. */
 #define DBTP_GT_UNROLL 8
 #define DBTP_GT_MAX_UNROLL 16
+/* A block gets as many copies, up to the unroll, as it runs
+ * DBTP_GT_UNROLL_MIN times each in a profile (on average): copies cost
+ * translation time, which cold blocks would not win back. */
+#define DBTP_GT_UNROLL_MIN 256
 
 typedef struct dbtp_gt_rw dbtp_gt_rw;
 

@@ -597,16 +597,16 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	uint8_t *want = NULL;
 	dbtp_gt_rw *rw = NULL;
 	double tmax = 0, dyn_total = 0;
-	unsigned u = o->unroll ? o->unroll : DBTP_GT_UNROLL;
+	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1;
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
 	if (!ng)
 		return dbtp_err_set(err, EINVAL, "no thread executed a block");
-	if (u > DBTP_GT_MAX_UNROLL || (u & (u - 1)))
+	if (umax > DBTP_GT_MAX_UNROLL || (umax & (umax - 1)))
 		return dbtp_err_set(err, EINVAL,
-				    "unroll %u: a power of two up to %u", u,
+				    "unroll %u: a power of two up to %u", umax,
 				    DBTP_GT_MAX_UNROLL);
 	if (dbtp_gt_rw_open(&rw, dbtp_gt_model_arch(m), err))
 		return -1;
@@ -669,6 +669,13 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0;
 		FILE *ff;
 		int r = 0;
+		unsigned u = umax;
+
+		/* Copies cost translation: only blocks run at least
+		 * DBTP_GT_UNROLL_MIN times a copy (per profile) get them. */
+		while (u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
+				    (uint64_t)u * DBTP_GT_UNROLL_MIN)
+			u >>= 1;
 
 		if (!want[b])
 			continue;
