@@ -395,7 +395,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		}
 		x = &in->detail->x86;
 		mn = base_mnemonic(in->mnemonic);
-		ends = 0;
+		ends = 1;
 		fprintf(f, ".Lg%u_%u:\n", id, k);
 		if (has_group(in, X86_GRP_AVX) || has_group(in, X86_GRP_AVX2) ||
 		    has_group(in, X86_GRP_AVX512) ||
@@ -407,6 +407,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		if (in->id != X86_INS_SYSCALL && must_drop(in)) {
 			fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
 				in->op_str);
+			ends = 0;
 			st->n[DBTP_GT_DROPPED]++;
 			continue;
 		}
@@ -528,6 +529,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			if (x->operands[0].imm > 64) {
 				fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
 					in->op_str);
+				ends = 0;
 				st->n[DBTP_GT_DROPPED]++;
 				continue;
 			}
@@ -572,6 +574,7 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			if (x->addr_size != 8 || x->prefix[1]) {
 				fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
 					in->op_str);
+				ends = 0;
 				st->n[DBTP_GT_DROPPED]++;
 				continue;
 			}
@@ -692,8 +695,10 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		outcome = DBTP_GT_REWRITTEN;
 		st->n[outcome]++;
 	}
-	/* The block ends where its TB ended, even if its last instruction
-	 * (dropped, or one QEMU ends a TB after) no longer does. */
+	/* The block ends where its TB ended, even if its last instruction,
+	 * dropped, no longer does.  (A block QEMU ended for its size is left
+	 * open: QEMU ends the copy at the same size, and a jmp would be one
+	 * more block per execution.) */
 	if (!ends) {
 		fprintf(f, "\tjmp .Lg%u_%u\n", id, ninsns);
 		st->helpers++;
