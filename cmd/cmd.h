@@ -25,6 +25,7 @@ int cmd_cache(int argc, char **argv);
 int cmd_regions(int argc, char **argv);
 int cmd_cycles(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_gentest(int argc, char **argv);
 
 /** error() - print "dbtprof: MSG" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -33,6 +33,7 @@ static const struct command {
     {"compare", cmd_compare, "where two recordings of a program part, and why"},
     {"regions", cmd_regions,
      "simulate DBT region formation (NET, MRET2, LEI, TT, NETPlus, LEF)"},
+    {"gentest", cmd_gentest, "a short test program from profiles, for DBTs"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,78 @@
+#!/bin/bash
+# bench/gentest.sh - how well generated test programs track their
+# originals across DBT configurations (doc/dbtprof-gentest.md).
+#
+#   bash bench/gentest.sh [WORKLOAD...]      default: sha256 pigz
+#
+# For each workload: profile it with `dbtprof record` (pigz at -p 2, 3 and
+# 4), generate the test program (`dbtprof gentest`), build it, and run
+# `dbtprof gentest validate` with the default configurations, the
+# generated program at scale GT_SCALE (default 1) and, for pigz, 8
+# threads (the original with -p 8).  Markdown on stdout; everything else
+# in GT_OUT (default bench/out/gentest).
+#
+#   GT_RUNS   runs per program and configuration (median; default 3)
+#   GT_SCALE  --scale of the generated program (default 1)
+#   BENCH_SCALE  input scale of the workloads (default small)
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+export BENCH_SCALE=${BENCH_SCALE:-small}
+# shellcheck source=bench/workloads.sh
+. "$here/workloads.sh"
+D=${DBTPROF:-$root/build/dbtprof}
+out=${GT_OUT:-$root/bench/out/gentest}
+runs=${GT_RUNS:-3}
+scale=${GT_SCALE:-1}
+mkdir -p "$out"
+bench_prepare "$BENCH_SCALE" >/dev/null
+
+set -- "${@:-sha256 pigz}"
+# shellcheck disable=SC2048,SC2086
+set -- $*
+
+validate() { # NAME ORIGINAL-CMD GENERATED-CMD
+	echo "### $1" >&2
+	"$D" gentest validate --json --runs "$runs" --original "$2" \
+		--generated "$3" >"$out/$1.json"
+	jq -r --arg n "$1" '
+		"#### \($n)\n",
+		"original: `\(.original)`  ",
+		"generated: `\(.generated)`\n",
+		"| configuration | original s | ratio | generated s | ratio | error |",
+		"|---|---:|---:|---:|---:|---:|",
+		(.configs[] | "| \(.name) | \(.original_s * 1000 | round / 1000) | \(.original_ratio * 1000 | round / 1000) | \(.generated_s * 1000 | round / 1000) | \(.generated_ratio * 1000 | round / 1000) | \(.error * 1000 | round / 10)% |"),
+		"",
+		"mean ratio error \(.mean_error * 1000 | round / 10)%, rank correlation \(if .spearman == null then "-" else (.spearman * 1000 | round / 1000) end), testing speedup \(.speedup * 10 | round / 10)x\n"' \
+		"$out/$1.json"
+}
+
+for w in "$@"; do
+	case $w in
+	sha256)
+		cmd=$(bench_cmdline sha256 "$BENCH_SCALE")
+		# shellcheck disable=SC2086
+		"$D" record -q -o "$out/sha256.trace" -- $cmd >/dev/null
+		"$D" gentest -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
+		cc -O2 -pthread -Wall -Wextra "$out/sha256.c" -o "$out/sha256-test"
+		validate sha256 "$cmd" "$out/sha256-test --quiet --scale $scale"
+		;;
+	pigz)
+		cmd=$(bench_cmdline pigz "$BENCH_SCALE")
+		for p in 2 3 4; do
+			# shellcheck disable=SC2086
+			"$D" record -q -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
+		done
+		"$D" gentest -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
+			"$out/pigz4.trace:4" >"$out/pigz.summary"
+		cc -O2 -pthread -Wall -Wextra "$out/pigz.c" -o "$out/pigz-test"
+		validate pigz-8 "${cmd/-p 4/-p 8}" "$out/pigz-test --quiet --threads 8 --scale $scale"
+		;;
+	*)
+		echo "bench/gentest.sh: unknown workload '$w'" >&2
+		exit 2
+		;;
+	esac
+done

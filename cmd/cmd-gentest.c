@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-gentest.c - dbtprof gentest: from blocks-mode profiles of a program,
+ * a short C test program that runs the same blocks with the same relative
+ * hotness and thread behaviour, for performance regression testing of
+ * DBT systems.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "dbtp/gentest.h"
+#include "dbtp/trace.h"
+
+static const char usage_text[] =
+    "usage: dbtprof gentest -o FILE.c [OPTIONS] TRACE[:T] [TRACE[:T] ...]\n"
+    "       dbtprof gentest validate [OPTIONS] --original CMD --generated "
+    "CMD\n"
+    "\n"
+    "Analyse blocks-mode profiles of one program (recorded with\n"
+    "`dbtprof record -m blocks`, ideally at several values T of the\n"
+    "program's thread parameter) and write one self-contained C file that\n"
+    "executes the same blocks, rewritten to run safely outside the\n"
+    "program, with the same relative hotness and thread behaviour:\n"
+    "threads grouped by the blocks they execute, group sizes alpha*T +\n"
+    "beta, per-group block counts theta*m + delta (m the group's size),\n"
+    "threads created and joined at their parent's relative execution\n"
+    "points.  Build and run it with\n"
+    "  cc -O2 -pthread FILE.c -o test && ./test --scale ETA --threads N\n"
+    "(ETA divides every count; --calibrate SECONDS finds ETA).\n"
+    "\n"
+    "TRACE:T gives the thread parameter of that run (default 1; with\n"
+    "several traces, give it for each, here or with --threads-arg).\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE       the C file to write (required)\n"
+    "      --threads-arg LIST  thread parameters of the traces in order,\n"
+    "                          comma-separated (instead of TRACE:T)\n"
+    "      --naive             the naive baseline: blocks sampled at\n"
+    "                          random, one thread, the same instruction\n"
+    "                          total\n"
+    "      --blocks K          how many blocks --naive samples (default:\n"
+    "                          as many as the profiles' blocks / 10, >= 1)\n"
+    "      --seed N            --naive's random seed (default 1)\n"
+    "      --unroll U          copies of each block per loop pass, a\n"
+    "                          power of two up to 16 (default 8)\n"
+    "      --json              the summary as JSON\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "dbtprof gentest validate --help: compare original and generated\n"
+    "programs under DBT configurations.\n";
+
+static const char validate_usage[] =
+    "usage: dbtprof gentest validate [OPTIONS] --original 'PROG ARGS'\n"
+    "                                --generated 'PROG ARGS'\n"
+    "\n"
+    "Time the original and the generated program under each DBT\n"
+    "configuration (a command prefix; the first is the baseline), the\n"
+    "median of --runs runs each, stdin, stdout and stderr on /dev/null,\n"
+    "and report for each configuration the time ratio to the baseline of\n"
+    "both programs and the relative error between the ratios; then the\n"
+    "mean error, the Spearman rank correlation of the ratios and the\n"
+    "testing speedup (sum of the original's times / the generated's).\n"
+    "Commands are split at blanks (no shell quoting).  A run that fails\n"
+    "(non-zero exit) ends the command.\n"
+    "\n"
+    "Options:\n"
+    "      --original CMD     the original program and its arguments\n"
+    "      --generated CMD    the generated program and its arguments\n"
+    "      --config NAME=PFX  a configuration (repeatable); default:\n"
+    "                         qemu=qemu-x86_64, qemu-nochain=qemu-x86_64\n"
+    "                         -d nochain, qemu-singlestep=qemu-x86_64\n"
+    "                         -singlestep, vg-none=valgrind --tool=none,\n"
+    "                         vg-iropt0=... --vex-iropt-level=0,\n"
+    "                         vg-nochase=... --vex-guest-chase=no,\n"
+    "                         vg-lackey=valgrind --tool=lackey,\n"
+    "                         vg-memcheck=valgrind --tool=memcheck\n"
+    "  -r, --runs N           runs per program and configuration (3)\n"
+    "      --json             the results as JSON\n"
+    "  -h, --help             this text\n";
+
+static const char *const default_configs[] = {
+    "qemu=qemu-x86_64",
+    "qemu-nochain=qemu-x86_64 -d nochain",
+    "qemu-singlestep=qemu-x86_64 -singlestep",
+    "vg-none=valgrind --tool=none",
+    "vg-iropt0=valgrind --tool=none --vex-iropt-level=0",
+    "vg-nochase=valgrind --tool=none --vex-guest-chase=no",
+    "vg-lackey=valgrind --tool=lackey",
+    "vg-memcheck=valgrind --tool=memcheck",
+};
+
+static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
+
+static int parse_num(const char *s, double *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtod(s, &e);
+	return errno || e == s || *e || !(*v > 0) || !isfinite(*v) ? -1 : 0;
+}
+
+static void print_text(const dbtp_gt_model *m, char **paths,
+		       const struct dbtp_gt_summary *s, const char *out,
+		       int naive)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+	double tot = s->dyn[0] + s->dyn[1] + s->dyn[2], tmax = 0;
+	uint32_t st[3] = {0, 0, 0};
+	char n1[32];
+
+	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++) {
+		double t = dbtp_gt_model_threads(m, p);
+
+		printf("profile %s: thread parameter %g\n", paths[p], t);
+		if (t > tmax)
+			tmax = t;
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		if (s->emitted[b])
+			for (int j = 0; j < 3; j++)
+				st[j] += s->stat[b].n[j];
+	printf("blocks: %u distinct, %u emitted, %u skipped (undecodable)\n",
+	       nb, s->blocks, s->skipped);
+	printf("static instructions: %u kept, %u rewritten, %u dropped\n",
+	       st[0], st[1], st[2]);
+	printf("dynamic instructions at T=%g: %s\n", naive ? 1 : tmax,
+	       fmt_u64((uint64_t)tot, n1));
+	for (int j = 0; j < 3; j++)
+		printf("  %-10s %16s  %7.3f%%\n", outcome_name[j],
+		       fmt_u64((uint64_t)s->dyn[j], n1),
+		       tot ? 100 * s->dyn[j] / tot : 0);
+	if (!naive) {
+		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
+		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
+			const struct dbtp_gt_group *g =
+			    dbtp_gt_model_group(m, i);
+
+			printf("  group %u: size %g*T %+g, %u blocks, ", i,
+			       g->alpha, g->beta, g->nhot);
+			if (g->parent < 0)
+				printf("first thread's group");
+			else
+				printf("created by group %d at %.3f, joined at "
+				       "%.3f",
+				       g->parent, g->create_at, g->join_at);
+			printf(", %s\n", g->even ? "even" : "uneven");
+		}
+	}
+	printf("wrote %s\n", out);
+}
+
+static void print_json(const dbtp_gt_model *m, char **paths,
+		       const struct dbtp_gt_summary *s, const char *out,
+		       int naive)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_str(&j, "output", out);
+	json_bool(&j, "naive", naive);
+	json_arr(&j, "profiles");
+	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++) {
+		json_obj(&j, NULL);
+		json_str(&j, "trace", paths[p]);
+		json_double(&j, "threads", dbtp_gt_model_threads(m, p));
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_u64(&j, "blocks", nb);
+	json_u64(&j, "emitted", s->blocks);
+	json_u64(&j, "skipped", s->skipped);
+	json_obj(&j, "dynamic");
+	for (int k = 0; k < 3; k++)
+		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
+	json_close_obj(&j);
+	json_arr(&j, "groups");
+	for (uint32_t i = 0; !naive && i < dbtp_gt_model_ngroups(m); i++) {
+		const struct dbtp_gt_group *g = dbtp_gt_model_group(m, i);
+
+		json_obj(&j, NULL);
+		json_double(&j, "alpha", g->alpha);
+		json_double(&j, "beta", g->beta);
+		json_arr(&j, "sizes");
+		for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++)
+			json_u64(&j, NULL, g->sizes[p]);
+		json_close_arr(&j);
+		json_i64(&j, "parent", g->parent);
+		json_double(&j, "create_at", g->create_at);
+		json_double(&j, "join_at", g->join_at);
+		json_bool(&j, "even", g->even);
+		json_arr(&j, "blocks");
+		for (uint32_t k = 0; k < g->nhot; k++) {
+			const struct dbtp_gt_hot *h = &g->hot[k];
+
+			json_obj(&j, NULL);
+			json_hex(&j, "vaddr",
+				 dbtp_gt_model_block(m, h->block)->vaddr);
+			json_u64(&j, "id", h->block);
+			json_double(&j, "theta", h->theta);
+			json_double(&j, "delta", h->delta);
+			json_close_obj(&j);
+		}
+		json_close_arr(&j);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_arr(&j, "block_outcomes");
+	for (uint32_t b = 0; b < nb; b++) {
+		if (!s->emitted[b])
+			continue;
+		json_obj(&j, NULL);
+		json_u64(&j, "id", b);
+		json_hex(&j, "vaddr", dbtp_gt_model_block(m, b)->vaddr);
+		for (int k = 0; k < 3; k++)
+			json_u64(&j, outcome_name[k], s->stat[b].n[k]);
+		json_u64(&j, "helpers", s->stat[b].helpers);
+		json_close_obj(&j);
+	}
+	json_close_arr(&j);
+	json_end(&j);
+}
+
+/* Split @s at blanks into @v (at most @max - 1 words, NULL-terminated);
+ * modifies @s.  Returns the word count. */
+static int split(char *s, char **v, int max)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, " \t"); t && n < max - 1;
+	     t = strtok(NULL, " \t"))
+		v[n++] = t;
+	v[n] = NULL;
+	return n;
+}
+
+/* Wall time of one run of @pre followed by @cmd; -1 after a message. */
+static double time_run(const char *pre, const char *cmd)
+{
+	char buf[4096], *argv[256];
+	struct timespec t0, t1;
+	int st, fd;
+	pid_t pid;
+
+	snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
+	if (!split(buf, argv, 256)) {
+		error("validate: empty command");
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0) {
+		error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0) {
+		error("waitpid: %s", strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
+		if (WIFEXITED(st))
+			error("validate: '%s' exited with %d", buf,
+			      WEXITSTATUS(st));
+		else
+			error("validate: '%s' died of signal %d", buf,
+			      WTERMSIG(st));
+		return -1;
+	}
+	return (double)(t1.tv_sec - t0.tv_sec) +
+	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_time(const char *pre, const char *cmd, unsigned runs)
+{
+	double t[64];
+
+	for (unsigned i = 0; i < runs; i++) {
+		progress("validate: %s %s (%u/%u)", pre, cmd, i + 1, runs);
+		t[i] = time_run(pre, cmd);
+		if (t[i] < 0)
+			return -1;
+	}
+	qsort(t, runs, sizeof(double), cmp_double);
+	return runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON };
+	static const struct option opts[] = {
+	    {"original", required_argument, NULL, O_ORIG},
+	    {"generated", required_argument, NULL, O_GEN},
+	    {"config", required_argument, NULL, O_CONFIG},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	const char *orig = NULL, *gen = NULL, *cfg[64];
+	char *names[64] = {0};
+	const char *pre[64];
+	double to[64], tg[64];
+	struct dbtp_gt_vstats v = {0};
+	dbtp_err err = {0};
+	unsigned runs = 3, ncfg = 0;
+	int c, json = 0, rc = 1;
+	char *end;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ORIG:
+			orig = optarg;
+			break;
+		case O_GEN:
+			gen = optarg;
+			break;
+		case O_CONFIG:
+			if (ncfg == 64)
+				return usage_error("gentest validate",
+						   "at most 64 --config");
+			if (!strchr(optarg, '=') || optarg[0] == '=' ||
+			    !strchr(optarg, '=')[1])
+				return usage_error(
+				    "gentest validate",
+				    "--config wants NAME=COMMAND,"
+				    " not '%s'",
+				    optarg);
+			cfg[ncfg++] = optarg;
+			break;
+		case 'r': {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !v || v > 63)
+				return usage_error("gentest validate",
+						   "--runs wants 1 to 63, not "
+						   "'%s'",
+						   optarg);
+			runs = (unsigned)v;
+			break;
+		}
+		case O_JSON:
+			json = 1;
+			break;
+		case 'h':
+			fputs(validate_usage, stdout);
+			return 0;
+		default:
+			return usage_error("gentest validate",
+					   "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error("gentest validate",
+				   "unexpected argument '%s'", argv[optind]);
+	if (!orig || !gen)
+		return usage_error("gentest validate",
+				   "give --original and --generated");
+	if (!ncfg)
+		for (size_t i = 0;
+		     i < sizeof(default_configs) / sizeof(*default_configs);
+		     i++)
+			cfg[ncfg++] = default_configs[i];
+	for (unsigned i = 0; i < ncfg; i++) {
+		const char *eq = strchr(cfg[i], '=');
+
+		names[i] = strndup(cfg[i], (size_t)(eq - cfg[i]));
+		if (!names[i]) {
+			error("out of memory");
+			goto out;
+		}
+		pre[i] = eq + 1;
+	}
+	for (unsigned i = 0; i < ncfg; i++) {
+		to[i] = median_time(pre[i], orig, runs);
+		if (to[i] < 0)
+			goto out;
+		tg[i] = median_time(pre[i], gen, runs);
+		if (tg[i] < 0)
+			goto out;
+	}
+	progress_done();
+	for (unsigned i = 0; i < ncfg; i++) {
+		/* a clock too coarse for a run: one microsecond */
+		if (to[i] <= 0)
+			to[i] = 1e-6;
+		if (tg[i] <= 0)
+			tg[i] = 1e-6;
+	}
+	if (dbtp_gt_vstats(to, tg, ncfg, &v, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_str(&j, "original", orig);
+		json_str(&j, "generated", gen);
+		json_u64(&j, "runs", runs);
+		json_arr(&j, "configs");
+		for (unsigned i = 0; i < ncfg; i++) {
+			json_obj(&j, NULL);
+			json_str(&j, "name", names[i]);
+			json_str(&j, "command", pre[i]);
+			json_double(&j, "original_s", to[i]);
+			json_double(&j, "generated_s", tg[i]);
+			json_double(&j, "original_ratio", v.ratio_orig[i]);
+			json_double(&j, "generated_ratio", v.ratio_gen[i]);
+			json_double(&j, "error", v.error[i]);
+			json_close_obj(&j);
+		}
+		json_close_arr(&j);
+		json_double(&j, "mean_error", v.mean_error);
+		if (isnan(v.spearman))
+			json_null(&j, "spearman");
+		else
+			json_double(&j, "spearman", v.spearman);
+		json_double(&j, "speedup", v.speedup);
+		json_end(&j);
+	} else {
+		printf("%-16s %12s %8s %12s %8s %8s\n", "configuration",
+		       "original s", "ratio", "generated s", "ratio", "error");
+		for (unsigned i = 0; i < ncfg; i++)
+			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%\n",
+			       names[i], to[i], v.ratio_orig[i], tg[i],
+			       v.ratio_gen[i], 100 * v.error[i]);
+		printf("mean ratio error: %.2f%%\n", 100 * v.mean_error);
+		if (isnan(v.spearman))
+			printf("rank correlation: - (no spread)\n");
+		else
+			printf("rank correlation: %.3f\n", v.spearman);
+		printf("testing speedup: %.1fx\n", v.speedup);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		error("writing the output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	progress_done();
+	dbtp_gt_vstats_free(&v);
+	for (unsigned i = 0; i < ncfg; i++)
+		free(names[i]);
+	return rc;
+}
+
+int cmd_gentest(int argc, char **argv)
+{
+	enum { O_TARG = 256, O_NAIVE, O_BLOCKS, O_SEED, O_JSON, O_UNROLL };
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"threads-arg", required_argument, NULL, O_TARG},
+	    {"naive", no_argument, NULL, O_NAIVE},
+	    {"blocks", required_argument, NULL, O_BLOCKS},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"unroll", required_argument, NULL, O_UNROLL},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct dbtp_gt_emit_opts eo = {0};
+	struct dbtp_gt_summary sum = {0};
+	const char *out = NULL, *targ = NULL;
+	dbtp_gt_model *m = NULL;
+	dbtp_err err = {0};
+	char **paths = NULL;
+	double *tp = NULL;
+	int c, json = 0, rc = 1, n;
+	FILE *f = NULL;
+	char *end;
+
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return cmd_validate(argc - 1, argv + 1);
+	eo.seed = 1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case O_TARG:
+			targ = optarg;
+			break;
+		case O_NAIVE:
+			eo.naive = 1;
+			break;
+		case O_BLOCKS:
+		case O_SEED: {
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' ||
+			    (c == O_BLOCKS && (!v || v > UINT32_MAX)))
+				return usage_error(
+				    "gentest",
+				    "--%s wants a %s number, "
+				    "not '%s'",
+				    c == O_BLOCKS ? "blocks" : "seed",
+				    c == O_BLOCKS ? "positive" : "whole",
+				    optarg);
+			if (c == O_BLOCKS)
+				eo.naive_blocks = (uint32_t)v;
+			else
+				eo.seed = v;
+			break;
+		}
+		case O_UNROLL: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !v ||
+			    v > DBTP_GT_MAX_UNROLL || (v & (v - 1)))
+				return usage_error("gentest",
+						   "--unroll wants a power of "
+						   "two from 1 to %d, not '%s'",
+						   DBTP_GT_MAX_UNROLL, optarg);
+			eo.unroll = (unsigned)v;
+			break;
+		}
+		case O_JSON:
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_error("gentest", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (!out)
+		return usage_error("gentest", "give the output file with -o");
+	n = argc - optind;
+	if (n < 1)
+		return usage_error("gentest", "give at least one TRACE");
+	paths = calloc((size_t)n, sizeof(*paths));
+	tp = calloc((size_t)n, sizeof(*tp));
+	if (!paths || !tp) {
+		error("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		char *a = argv[optind + i], *colon = strrchr(a, ':');
+
+		paths[i] = a;
+		tp[i] = 0;
+		if (colon && colon[1] && !parse_num(colon + 1, &tp[i])) {
+			paths[i] = strndup(a, (size_t)(colon - a));
+			if (!paths[i]) {
+				error("out of memory");
+				goto out;
+			}
+		} else {
+			paths[i] = strdup(a);
+			if (!paths[i]) {
+				error("out of memory");
+				goto out;
+			}
+		}
+	}
+	if (targ) {
+		const char *p = targ;
+
+		for (int i = 0; i < n; i++) {
+			char num[64];
+			size_t l = strcspn(p, ",");
+
+			if (!l || l >= sizeof(num)) {
+				rc = usage_error("gentest",
+						 "--threads-arg wants %d "
+						 "numbers > 0, comma-separated",
+						 n);
+				goto out;
+			}
+			memcpy(num, p, l);
+			num[l] = 0;
+			if (parse_num(num, &tp[i]) || (i + 1 < n && !p[l]) ||
+			    (i + 1 == n && p[l])) {
+				rc = usage_error("gentest",
+						 "--threads-arg wants %d "
+						 "numbers > 0, comma-separated",
+						 n);
+				goto out;
+			}
+			p += l + (p[l] ? 1 : 0);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!tp[i]) {
+			if (n > 1) {
+				rc = usage_error("gentest",
+						 "give each trace's thread "
+						 "parameter (TRACE:T or "
+						 "--threads-arg)");
+				goto out;
+			}
+			tp[i] = 1;
+		}
+	if (dbtp_gt_model_new(&m, &err))
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		dbtp_trace *t = NULL;
+		int r;
+
+		if (dbtp_trace_open(&t, paths[i], &err))
+			goto fail;
+		progress("gentest: reading %s", paths[i]);
+		r = dbtp_gt_model_add(m, t, paths[i], tp[i], &err);
+		if (!r && !dbtp_trace_info(t)->has_end)
+			fprintf(stderr,
+				"dbtprof: %s: no END record (recording cut "
+				"short); using what was recorded\n",
+				paths[i]);
+		dbtp_trace_close(t);
+		if (r)
+			goto fail;
+	}
+	progress_done();
+	if (dbtp_gt_model_finish(m, &err))
+		goto fail;
+	if (eo.naive && !eo.naive_blocks) {
+		eo.naive_blocks = dbtp_gt_model_nblocks(m) / 10;
+		if (!eo.naive_blocks)
+			eo.naive_blocks = 1;
+	}
+	eo.source = NULL;
+	f = fopen(out, "w");
+	if (!f) {
+		error("%s: %s", out, strerror(errno));
+		goto out;
+	}
+	if (dbtp_gt_emit(m, &eo, f, &sum, &err)) {
+		fclose(f);
+		f = NULL;
+		goto fail;
+	}
+	if (fclose(f)) {
+		f = NULL;
+		error("%s: %s", out, strerror(errno));
+		goto out;
+	}
+	f = NULL;
+	if (json)
+		print_json(m, paths, &sum, out, eo.naive);
+	else
+		print_text(m, paths, &sum, out, eo.naive);
+	if (fflush(stdout) || ferror(stdout)) {
+		error("writing the output: %s", strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+fail:
+	progress_done();
+	error("%s", err.msg);
+out:
+	dbtp_gt_summary_free(&sum);
+	dbtp_gt_model_free(m);
+	if (paths)
+		for (int i = 0; i < n; i++)
+			free(paths[i]);
+	free(paths);
+	free(tp);
+	return rc;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dbtp/gentest.h - generated test programs for DBT performance regression
+ * testing (doc/dbtprof-gentest.md).
+ *
+ * From one or more blocks-mode profiles of a program (recorded with
+ * different thread counts), the model finds thread groups, how their sizes
+ * grow with the thread parameter, how hot each block is per group, and when
+ * each group's threads are created and joined; the rewriter turns each
+ * block's instructions into assembly that runs safely outside the program;
+ * the emitter writes one self-contained C file that executes the same
+ * blocks with the same relative hotness and thread behaviour.
+ *
+ * The model (gentest/model.c):
+ *  - Threads are grouped by the code they execute (Algorithm 1 of
+ *    FADATest splits threads by the blocks only some execute), within a
+ *    profile and across profiles alike.  So that rare blocks (the lazy
+ *    binding the first caller of a library function runs, a slow path one
+ *    worker took) do not split a group, blocks are weighted by hotness: a
+ *    thread joins the group whose first member's execution overlaps most
+ *    with its own -- the sum over the blocks both execute of the smaller
+ *    of their shares of the thread's instructions -- if that is at least
+ *    DBTP_GT_SIMILAR; else it starts a group.  A group's blocks are the
+ *    union of its members'.
+ *  - Group size = alpha * T + beta, T the profile's thread parameter, by
+ *    least squares over the profiles; with one profile (or one T), alpha = 0
+ *    and beta = the size seen.
+ *  - Per group and block, the count summed over the group's threads =
+ *    theta * m + delta, m the group's size, by least squares; with a single
+ *    m, delta = 0 and theta = count / m.
+ *  - Distribution inside a group: each thread's share of the group's
+ *    instructions (in thread order, from the profile with the largest
+ *    group); "even" when every share is within 10% of 1/m.
+ *  - Thread activity: a group's threads are created by the threads of its
+ *    parent group at a relative point of the parent's execution (block
+ *    executions at clone / the parent's total), and joined at the point the
+ *    parent had reached when the trace shows the child's end (approximate:
+ *    the trace interleaves threads by chunks).
+ * Memory: the block table and one count per (thread, block) executed.
+ */
+#ifndef DBTP_GENTEST_H
+#define DBTP_GENTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dbtp/common.h"
+#include "dbtp/trace.h"
+
+/** Overlap of instruction distributions at which threads share a group. */
+#define DBTP_GT_SIMILAR 0.90
+
+/** Share tolerance under which a group's distribution is even (10%). */
+#define DBTP_GT_EVEN_TOL 0.10
+
+/**
+ * struct dbtp_gt_block - one distinct block of the profiles (merged by
+ * address and code bytes).
+ * @vaddr, @ninsns, @nbytes, @sizes, @bytes: as struct dbtp_block.
+ * @count: executions over all profiles and threads.
+ */
+struct dbtp_gt_block {
+	uint64_t vaddr;
+	uint32_t ninsns, nbytes;
+	uint8_t *sizes, *bytes;
+	uint64_t count;
+};
+
+/**
+ * struct dbtp_gt_hot - a block's hotness in a group.
+ * @block: index into the model's blocks.
+ * @theta, @delta: total count over the group's m threads = theta * m +
+ *		   delta.
+ */
+struct dbtp_gt_hot {
+	uint32_t block;
+	double theta, delta;
+};
+
+/**
+ * struct dbtp_gt_group - one thread group.
+ * @alpha, @beta: size = alpha * T + beta.
+ * @parent: the group whose threads create this one's, -1 for the group
+ *	    of the first thread (whose first thread is the process's).
+ * @create_at, @join_at: relative points (0..1) of the parent's execution.
+ * @even: the distribution is even; else @shares (@nshares of them, adding
+ *	  up to 1) are the threads' shares in order.
+ * @hot: the blocks the group executes, @nhot of them.
+ * @sizes: the size seen in each profile (@nprofiles entries).
+ */
+struct dbtp_gt_group {
+	double alpha, beta;
+	int32_t parent;
+	double create_at, join_at;
+	int even;
+	double *shares;
+	uint32_t nshares;
+	struct dbtp_gt_hot *hot;
+	uint32_t nhot;
+	uint32_t *sizes;
+};
+
+typedef struct dbtp_gt_model dbtp_gt_model;
+
+/** dbtp_gt_model_new() - an empty model. */
+int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err);
+
+/**
+ * dbtp_gt_model_add() - read one blocks- or mem-mode profile to its end.
+ * @t: an open trace.
+ * @name: its name for messages.
+ * @threads: the program's thread parameter in that run (> 0).
+ * Fails on a count- or bbv-mode trace, an architecture differing from the
+ * earlier profiles', a read error.
+ */
+int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
+		      double threads, dbtp_err *err);
+
+/** dbtp_gt_model_finish() - group, fit; no dbtp_gt_model_add() after. */
+int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err);
+
+enum dbtp_arch dbtp_gt_model_arch(const dbtp_gt_model *m);
+uint32_t dbtp_gt_model_nprofiles(const dbtp_gt_model *m);
+double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile);
+uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m);
+const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,
+						uint32_t i);
+uint32_t dbtp_gt_model_ngroups(const dbtp_gt_model *m);
+const struct dbtp_gt_group *dbtp_gt_model_group(const dbtp_gt_model *m,
+						uint32_t i);
+void dbtp_gt_model_free(dbtp_gt_model *m);
+
+/**
+ * dbtp_gt_fit() - least squares y = a * x + b over @n points.
+ * With one point or all x equal: a = mean(y) / x and b = 0 when @through0
+ * is set (and x != 0), else a = 0 and b = mean(y).
+ */
+void dbtp_gt_fit(const double *x, const double *y, size_t n, int through0,
+		 double *a, double *b);
+
+/**
+ * dbtp_gt_size() - a group's size at thread parameter @threads: alpha * T
+ * + beta rounded to the nearest integer, at least 0.
+ */
+uint64_t dbtp_gt_size(const struct dbtp_gt_group *g, double threads);
+
+/**
+ * dbtp_gt_count() - executions of hot block @h by thread @i of a group of
+ * @m threads: the group's total round(theta * m + delta) (at least 0)
+ * split by the distribution so the threads' counts add up to it exactly.
+ */
+uint64_t dbtp_gt_count(const struct dbtp_gt_group *g,
+		       const struct dbtp_gt_hot *h, uint64_t m, uint64_t i);
+
+/*
+ * Rewriting: one block's instructions as assembly text that runs safely.
+ */
+
+/** Per-instruction outcome. */
+enum {
+	DBTP_GT_KEPT = 0,      /* the original bytes, as .byte */
+	DBTP_GT_REWRITTEN = 1, /* same instruction, operands redirected, or
+				  decomposed with helper instructions */
+	DBTP_GT_DROPPED = 2,   /* cannot run in user mode or safely */
+};
+
+/**
+ * struct dbtp_gt_rw_stats - a block's instructions by outcome.
+ * @n: instructions kept, rewritten, dropped (index DBTP_GT_*).
+ * @helpers: helper instructions added.
+ * @uses_avx: the block uses AVX state (ymm/zmm), so vzeroupper on exit.
+ * @uses_x87: the block uses the x87 stack (reset on exit).
+ * @regs: general-purpose registers the rewritten block reads or writes,
+ *	  bit i for register i in encoding order (0 rax .. 15 r15; bit 4,
+ *	  rsp, whenever it touches the stack).
+ */
+struct dbtp_gt_rw_stats {
+	uint32_t n[3];
+	uint32_t helpers;
+	int uses_avx, uses_x87;
+	uint32_t regs;
+};
+
+/*
+ * Layout of a thread's buffer, shared by the rewriter and the emitted
+ * program.  The rewritten code addresses it through the reserved base
+ * register (x86-64: r15).
+ */
+#define DBTP_GT_SLOT_RSP 0	 /* saved host stack pointer */
+#define DBTP_GT_SLOT_COUNT 8	 /* iterations left */
+#define DBTP_GT_SLOT_MXCSR 16	 /* 0x1f80: default MXCSR */
+#define DBTP_GT_SLOT_FCW 24	 /* 0x037f: default x87 control word */
+#define DBTP_GT_SLOT_DIV 32	 /* divisor 3, 64 bytes of it */
+#define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
+#define DBTP_GT_DATA 4096	 /* data area where operands land */
+#define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
+#define DBTP_GT_STACK_MID 327680 /* private stack pointer at entry */
+#define DBTP_GT_BUF_SIZE 655360	 /* whole buffer */
+#define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
+
+/* Copies of a block per loop pass: the loop's own instructions (3 and a
+ * block boundary a pass) are spread over that many executions. */
+#define DBTP_GT_UNROLL 8
+#define DBTP_GT_MAX_UNROLL 16
+/* A block gets as many copies, up to the unroll, as it runs
+ * DBTP_GT_UNROLL_MIN times each in a profile (on average): copies cost
+ * translation time, which cold blocks would not win back. */
+#define DBTP_GT_UNROLL_MIN 256
+
+typedef struct dbtp_gt_rw dbtp_gt_rw;
+
+/** dbtp_gt_rw_open() - a rewriter for @arch (x86-64 only for now). */
+int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err);
+
+/**
+ * dbtp_gt_rw_block() - write block @code (@nbytes at @vaddr, @ninsns
+ * instructions) as GNU assembler lines (Intel syntax) to @f; local labels
+ * start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines written
+ * to @slots.  Counts the outcome in *@st.  An instruction that does not
+ * decode is dropped alone when @sizes (the @ninsns instruction lengths,
+ * may be NULL) says how long it is.
+ * Return: 0, or -1 when the code does not decode.
+ */
+int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		     uint64_t vaddr, FILE *f, FILE *slots,
+		     struct dbtp_gt_rw_stats *st, dbtp_err *err);
+
+void dbtp_gt_rw_close(dbtp_gt_rw *rw);
+
+/*
+ * Emission: the C file.
+ */
+
+/**
+ * struct dbtp_gt_emit_opts - what to emit.
+ * @naive: the naive baseline instead: @naive_blocks blocks sampled at
+ *	   random (weights uniform, seed @seed), one thread, each run so the
+ *	   instruction total matches the profile's.
+ * @source: text for the file's header comment (the command line).
+ * @unroll: copies of each block per loop pass, a power of two up to
+ *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
+ */
+struct dbtp_gt_emit_opts {
+	int naive;
+	unsigned unroll;
+	uint32_t naive_blocks;
+	uint64_t seed;
+	const char *source;
+};
+
+/**
+ * struct dbtp_gt_summary - what the emitter kept.
+ * @blocks: blocks emitted; @skipped: blocks left out (undecodable).
+ * @dyn: dynamic instructions by outcome at the profiles' largest thread
+ *	 parameter, weighted by the blocks' counts (index DBTP_GT_*).
+ * @stat: per model block, its rewriting outcome (static counts), NULL
+ *	  entries for skipped blocks; @emitted: 1 if the block is in the file.
+ */
+struct dbtp_gt_summary {
+	uint32_t blocks, skipped;
+	double dyn[3];
+	struct dbtp_gt_rw_stats *stat;
+	uint8_t *emitted;
+};
+
+/** dbtp_gt_emit() - write the C program to @f; fills @sum (free it with
+ * dbtp_gt_summary_free()). */
+int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
+		 FILE *f, struct dbtp_gt_summary *sum, dbtp_err *err);
+
+void dbtp_gt_summary_free(struct dbtp_gt_summary *s);
+
+/*
+ * Validation: how well the generated program's times track the original's
+ * across DBT configurations.
+ */
+
+/**
+ * struct dbtp_gt_vstats - the comparison of @n configurations, the first
+ * the baseline.
+ * @ratio_orig, @ratio_gen: time under configuration i / time under the
+ *			    baseline (malloc'ed, @n each).
+ * @error: |ratio_gen - ratio_orig| / ratio_orig per configuration.
+ * @mean_error: mean of @error over configurations 1..n-1 (0 if n < 2).
+ * @spearman: Spearman rank correlation of the ratios over all n
+ *	      configurations (ties get their mean rank; NAN if either side
+ *	      has no spread).
+ * @speedup: sum of the original's times / sum of the generated program's.
+ */
+struct dbtp_gt_vstats {
+	double *ratio_orig, *ratio_gen, *error;
+	double mean_error, spearman, speedup;
+};
+
+/** dbtp_gt_vstats() - compare times @orig and @gen (@n > 0 each, > 0). */
+int dbtp_gt_vstats(const double *orig, const double *gen, size_t n,
+		   struct dbtp_gt_vstats *out, dbtp_err *err);
+void dbtp_gt_vstats_free(struct dbtp_gt_vstats *v);
+
+#endif

@@ -1,0 +1,800 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emit.c - the generated test program: one self-contained C file with the
+ * rewritten blocks as top-level assembly and a driver that runs each
+ * group's threads (dbtp/gentest.h, doc/dbtprof-gentest.md).
+ *
+ * Block k becomes gt_b<k>(buf, n): save the callee-saved registers, point
+ * r15 at the thread's buffer and rsp at its private stack, jump to
+ * gt_b<k>_body, run the body n times (the stack pointer reset and a count
+ * in the buffer between iterations), restore.  gt_b<k>_body is where each
+ * iteration enters, so a DBT's block counter at that address counts the
+ * iterations exactly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbtp/gentest.h"
+
+/* The driver.  Its count arithmetic is dbtp_gt_size() and
+ * dbtp_gt_count(), written again in the generated program's C. */
+static const char driver[] =
+    "#define GT_SLICES 100\n"
+    "#define GT_MIN_CALL 256\n"
+    "\n"
+    "static double gt_rnd(double x) /* nearest, ties to even */\n"
+    "{\n"
+    "\tif (x >= 4503599627370496.0 || x <= -4503599627370496.0)\n"
+    "\t\treturn x;\n"
+    "\tif (x >= 0)\n"
+    "\t\treturn (x + 4503599627370496.0) - 4503599627370496.0;\n"
+    "\treturn -((-x + 4503599627370496.0) - 4503599627370496.0);\n"
+    "}\n"
+    "\n"
+    "static uint64_t gt_size(const struct gt_group *g, double t)\n"
+    "{\n"
+    "\tdouble s = gt_rnd(g->alpha * t + g->beta);\n"
+    "\n"
+    "\treturn s > 0 ? (uint64_t)s : 0;\n"
+    "}\n"
+    "\n"
+    "static double gt_cum(const struct gt_group *g, double x)\n"
+    "{\n"
+    "\tdouble pos = x * g->nshares, c = 0;\n"
+    "\tunsigned i;\n"
+    "\n"
+    "\tif (x >= 1)\n"
+    "\t\treturn 1;\n"
+    "\tfor (i = 0; i + 1 <= pos && i < g->nshares; i++)\n"
+    "\t\tc += g->shares[i];\n"
+    "\tif (i < g->nshares)\n"
+    "\t\tc += (pos - i) * g->shares[i];\n"
+    "\treturn c;\n"
+    "}\n"
+    "\n"
+    "static uint64_t gt_count(const struct gt_group *g, const struct gt_hot "
+    "*h,\n"
+    "\t\t\t uint64_t m, uint64_t i)\n"
+    "{\n"
+    "\tdouble t = gt_rnd(h->theta * (double)m + h->delta);\n"
+    "\tuint64_t tot = t > 0 ? (uint64_t)t : 0;\n"
+    "\n"
+    "\tif (!m || i >= m)\n"
+    "\t\treturn 0;\n"
+    "\tif (g->even || !g->nshares)\n"
+    "\t\treturn (uint64_t)((unsigned __int128)tot * (i + 1) / m -\n"
+    "\t\t\t\t  (unsigned __int128)tot * i / m);\n"
+    "\treturn (uint64_t)(gt_rnd(tot * gt_cum(g, (double)(i + 1) / m)) -\n"
+    "\t\t\t  gt_rnd(tot * gt_cum(g, (double)i / m)));\n"
+    "}\n"
+    "\n"
+    "struct gt_thread {\n"
+    "\tunsigned g;\n"
+    "\tuint64_t i;\n"
+    "\tlong creator;\n"
+    "\tunsigned create_b, join_b;\n"
+    "\tpthread_t pt;\n"
+    "\tunsigned char *buf;\n"
+    "};\n"
+    "\n"
+    "static struct gt_thread *gt_th;\n"
+    "static size_t gt_nth;\n"
+    "static uint64_t gt_m[GT_NGROUPS];\n"
+    "static double gt_eta = 1;\n"
+    "\n"
+    "/* The buffer sits alone in the middle of a reserved 8 MiB, far from\n"
+    " * any stack: a DBT that follows stack-pointer moves (valgrind) sees\n"
+    " * the switch to the private stack as a stack switch. */\n"
+    "static unsigned char *gt_buffer(void)\n"
+    "{\n"
+    "\tunsigned char *r = mmap(NULL, GT_RESERVE, PROT_NONE,\n"
+    "\t\t\t\tMAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);\n"
+    "\tunsigned char *b = r + (GT_RESERVE - GT_BUF_SIZE) / 2;\n"
+    "\tuint64_t v;\n"
+    "\n"
+    "\tif (r == MAP_FAILED ||\n"
+    "\t    mprotect(b, GT_BUF_SIZE, PROT_READ | PROT_WRITE)) {\n"
+    "\t\tfputs(\"out of memory\\n\", stderr);\n"
+    "\t\texit(1);\n"
+    "\t}\n"
+    "\tmemset(b, GT_DATA_FILL, GT_BUF_SIZE);\n"
+    "\tmemset(b, 0, GT_DATA);\n"
+    "\tv = 0x1f80;\n"
+    "\tmemcpy(b + GT_SLOT_MXCSR, &v, 8);\n"
+    "\tv = 0x037f;\n"
+    "\tmemcpy(b + GT_SLOT_FCW, &v, 8);\n"
+    "\tv = 3;\n"
+    "\tmemcpy(b + GT_SLOT_DIV, &v, 8);\n"
+    "\tGT_FXSAVE(b + GT_SLOT_FXSAVE);\n"
+    "\treturn b;\n"
+    "}\n"
+    "\n"
+    "static void *gt_run(void *arg);\n"
+    "\n"
+    "static void gt_children(size_t self, unsigned b, int join)\n"
+    "{\n"
+    "\tfor (size_t c = 0; c < gt_nth; c++) {\n"
+    "\t\tstruct gt_thread *t = &gt_th[c];\n"
+    "\n"
+    "\t\tif (t->creator != (long)self)\n"
+    "\t\t\tcontinue;\n"
+    "\t\tif (!join && t->create_b == b &&\n"
+    "\t\t    pthread_create(&t->pt, NULL, gt_run, t)) {\n"
+    "\t\t\tfputs(\"pthread_create failed\\n\", stderr);\n"
+    "\t\t\texit(1);\n"
+    "\t\t}\n"
+    "\t\tif (join && t->join_b == b)\n"
+    "\t\t\tpthread_join(t->pt, NULL);\n"
+    "\t}\n"
+    "}\n"
+    "\n"
+    "static void *gt_run(void *arg)\n"
+    "{\n"
+    "\tstruct gt_thread *t = arg;\n"
+    "\tconst struct gt_group *g = &gt_groups[t->g];\n"
+    "\tsize_t self = (size_t)(t - gt_th);\n"
+    "\n"
+    "\tuint64_t *n = calloc(g->nhot + 1, sizeof(uint64_t));\n"
+    "\tuint64_t *done = calloc(g->nhot + 1, sizeof(uint64_t));\n"
+    "\tunsigned *hot = calloc(g->nhot + 1, sizeof(unsigned));\n"
+    "\tunsigned *cold = calloc(g->nhot + 1, sizeof(unsigned));\n"
+    "\tunsigned start[GT_SLICES + 1] = {0}, at[GT_SLICES] = {0}, nh = 0;\n"
+    "\n"
+    "\tif (!n || !done || !hot || !cold) {\n"
+    "\t\tfputs(\"out of memory\\n\", stderr);\n"
+    "\t\texit(1);\n"
+    "\t}\n"
+    "\t/* Blocks run at least GT_MIN_CALL times are spread over the\n"
+    "\t * slices (the rest in the last); colder ones run in one call, in\n"
+    "\t * slice k mod GT_SLICES. */\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++) {\n"
+    "\t\tn[k] = (uint64_t)((double)gt_count(g, &g->hot[k], gt_m[t->g],\n"
+    "\t\t\t\t\t\t t->i) / gt_eta);\n"
+    "\t\tif (n[k] >= GT_MIN_CALL)\n"
+    "\t\t\thot[nh++] = k;\n"
+    "\t\telse if (n[k])\n"
+    "\t\t\tstart[k % GT_SLICES + 1]++;\n"
+    "\t}\n"
+    "\tfor (unsigned s = 0; s < GT_SLICES; s++)\n"
+    "\t\tstart[s + 1] += start[s];\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\tif (n[k] && n[k] < GT_MIN_CALL)\n"
+    "\t\t\tcold[start[k % GT_SLICES] + at[k % GT_SLICES]++] = k;\n"
+    "\tt->buf = gt_buffer();\n"
+    "\tfor (unsigned s = 0; s <= GT_SLICES; s++) {\n"
+    "\t\tgt_children(self, s, 0);\n"
+    "\t\tgt_children(self, s, 1);\n"
+    "\t\tif (s == GT_SLICES)\n"
+    "\t\t\tbreak;\n"
+    "\t\tfor (unsigned i = 0; i < nh; i++) {\n"
+    "\t\t\tunsigned k = hot[i];\n"
+    "\t\t\tuint64_t z = (uint64_t)((unsigned __int128)n[k] * (s + 1) /\n"
+    "\t\t\t\t\t\t GT_SLICES);\n"
+    "\n"
+    "\t\t\tif (z > done[k] &&\n"
+    "\t\t\t    (z - done[k] >= GT_MIN_CALL || s + 1 == GT_SLICES)) {\n"
+    "\t\t\t\tg->hot[k].fn(t->buf, z - done[k]);\n"
+    "\t\t\t\tdone[k] = z;\n"
+    "\t\t\t}\n"
+    "\t\t}\n"
+    "\t\tfor (unsigned i = start[s]; i < start[s + 1]; i++)\n"
+    "\t\t\tg->hot[cold[i]].fn(t->buf, n[cold[i]]);\n"
+    "\t}\n"
+    "\tfree(n);\n"
+    "\tfree(done);\n"
+    "\tfree(hot);\n"
+    "\tfree(cold);\n"
+    "\tmunmap(t->buf - (GT_RESERVE - GT_BUF_SIZE) / 2, GT_RESERVE);\n"
+    "\treturn NULL;\n"
+    "}\n"
+    "\n"
+    "static unsigned gt_boundary(double x)\n"
+    "{\n"
+    "\tdouble b = gt_rnd(x * GT_SLICES);\n"
+    "\n"
+    "\treturn b <= 0 ? 0 : b >= GT_SLICES ? GT_SLICES : (unsigned)b;\n"
+    "}\n"
+    "\n"
+    "/* The threads at thread parameter T: group 0's first is main's. */\n"
+    "static void gt_plan(double T)\n"
+    "{\n"
+    "\tsize_t n = 0;\n"
+    "\tsize_t first[GT_NGROUPS];\n"
+    "\n"
+    "\tfor (unsigned g = 0; g < GT_NGROUPS; g++) {\n"
+    "\t\tgt_m[g] = gt_size(&gt_groups[g], T);\n"
+    "\t\tif (!g && !gt_m[g])\n"
+    "\t\t\tgt_m[g] = 1;\n"
+    "\t\tfirst[g] = n;\n"
+    "\t\tn += gt_m[g];\n"
+    "\t}\n"
+    "\tfree(gt_th);\n"
+    "\tgt_th = calloc(n, sizeof(*gt_th));\n"
+    "\tif (!gt_th) {\n"
+    "\t\tfputs(\"out of memory\\n\", stderr);\n"
+    "\t\texit(1);\n"
+    "\t}\n"
+    "\tgt_nth = n;\n"
+    "\tfor (unsigned g = 0; g < GT_NGROUPS; g++)\n"
+    "\t\tfor (uint64_t i = 0; i < gt_m[g]; i++) {\n"
+    "\t\t\tstruct gt_thread *t = &gt_th[first[g] + i];\n"
+    "\t\t\tint p = gt_groups[g].parent;\n"
+    "\n"
+    "\t\t\tt->g = g;\n"
+    "\t\t\tt->i = i;\n"
+    "\t\t\tt->create_b = gt_boundary(gt_groups[g].create_at);\n"
+    "\t\t\tt->join_b = gt_boundary(gt_groups[g].join_at);\n"
+    "\t\t\tif (t->join_b < t->create_b)\n"
+    "\t\t\t\tt->join_b = t->create_b;\n"
+    "\t\t\tif (!g && !i)\n"
+    "\t\t\t\tt->creator = -1;\n"
+    "\t\t\telse if (p < 0 || !gt_m[p])\n"
+    "\t\t\t\tt->creator = 0;\n"
+    "\t\t\telse\n"
+    "\t\t\t\tt->creator = (long)(first[p] + i % gt_m[p]);\n"
+    "\t\t}\n"
+    "}\n"
+    "\n"
+    "static double gt_now(void)\n"
+    "{\n"
+    "\tstruct timespec ts;\n"
+    "\n"
+    "\tclock_gettime(CLOCK_MONOTONIC, &ts);\n"
+    "\treturn ts.tv_sec + ts.tv_nsec / 1e9;\n"
+    "}\n"
+    "\n"
+    "static double gt_time(double eta)\n"
+    "{\n"
+    "\tdouble t0 = gt_now();\n"
+    "\n"
+    "\tgt_eta = eta;\n"
+    "\tgt_run(&gt_th[0]);\n"
+    "\treturn gt_now() - t0;\n"
+    "}\n"
+    "\n"
+    "static void gt_usage(FILE *f)\n"
+    "{\n"
+    "\tfprintf(f, \"usage: %s [--scale ETA] [--threads N] [--calibrate "
+    "SECONDS]\\n\"\n"
+    "\t\t   \"          [--counts] [--quiet]\\n\", GT_NAME);\n"
+    "}\n"
+    "\n"
+    "static double gt_num(const char *opt, const char *s, double min)\n"
+    "{\n"
+    "\tchar *e;\n"
+    "\tdouble v = s ? strtod(s, &e) : 0;\n"
+    "\n"
+    "\tif (!s || *e || !*s || !(v >= min) || v > 1e18) {\n"
+    "\t\tfprintf(stderr, \"%s wants a number >= %g\\n\", opt, min);\n"
+    "\t\tgt_usage(stderr);\n"
+    "\t\texit(2);\n"
+    "\t}\n"
+    "\treturn v;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "\tdouble T = GT_THREADS, eta = 1, cal = 0, secs;\n"
+    "\tint counts = 0, quiet = 0;\n"
+    "\tuint64_t execs = 0;\n"
+    "\n"
+    "\tfor (int a = 1; a < argc; a++) {\n"
+    "\t\tif (!strcmp(argv[a], \"--scale\"))\n"
+    "\t\t\teta = gt_num(\"--scale\", argv[++a < argc ? a : 0], 1);\n"
+    "\t\telse if (!strcmp(argv[a], \"--threads\"))\n"
+    "\t\t\tT = gt_num(\"--threads\", argv[++a < argc ? a : 0], 0);\n"
+    "\t\telse if (!strcmp(argv[a], \"--calibrate\"))\n"
+    "\t\t\tcal = gt_num(\"--calibrate\", argv[++a < argc ? a : 0], "
+    "0.001);\n"
+    "\t\telse if (!strcmp(argv[a], \"--counts\"))\n"
+    "\t\t\tcounts = 1;\n"
+    "\t\telse if (!strcmp(argv[a], \"--quiet\"))\n"
+    "\t\t\tquiet = 1;\n"
+    "\t\telse if (!strcmp(argv[a], \"--help\")) {\n"
+    "\t\t\tgt_usage(stdout);\n"
+    "\t\t\treturn 0;\n"
+    "\t\t} else {\n"
+    "\t\t\tfprintf(stderr, \"unknown option '%s'\\n\", argv[a]);\n"
+    "\t\t\tgt_usage(stderr);\n"
+    "\t\t\treturn 2;\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tgt_plan(T);\n"
+    "\tfor (size_t c = 0; c < gt_nth; c++) {\n"
+    "\t\tconst struct gt_group *g = &gt_groups[gt_th[c].g];\n"
+    "\n"
+    "\t\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\t\texecs += (uint64_t)((double)gt_count(g, &g->hot[k],\n"
+    "\t\t\t\t\t\t gt_m[gt_th[c].g], gt_th[c].i) / eta);\n"
+    "\t}\n"
+    "\tif (counts) {\n"
+    "\t\t/* block, its address in the profile, executions in total */\n"
+    "\t\tfor (unsigned b = 0; b < GT_NBLOCKS; b++) {\n"
+    "\t\t\tuint64_t n = 0;\n"
+    "\n"
+    "\t\t\tfor (size_t c = 0; c < gt_nth; c++) {\n"
+    "\t\t\t\tconst struct gt_group *g = &gt_groups[gt_th[c].g];\n"
+    "\n"
+    "\t\t\t\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\t\t\t\tif (g->hot[k].block == b)\n"
+    "\t\t\t\t\t\tn += (uint64_t)((double)gt_count(\n"
+    "\t\t\t\t\t\t    g, &g->hot[k], gt_m[gt_th[c].g],\n"
+    "\t\t\t\t\t\t    gt_th[c].i) / eta);\n"
+    "\t\t\t}\n"
+    "\t\t\tprintf(\"gt_b%u_body 0x%llx %llu\\n\", gt_block_id[b],\n"
+    "\t\t\t       (unsigned long long)gt_block_vaddr[b],\n"
+    "\t\t\t       (unsigned long long)n);\n"
+    "\t\t}\n"
+    "\t\treturn 0;\n"
+    "\t}\n"
+    "\tif (cal > 0) {\n"
+    "\t\tdouble e = execs > 100000 ? execs / 100000.0 : 1, t;\n"
+    "\n"
+    "\t\tfor (;;) {\n"
+    "\t\t\tt = gt_time(e);\n"
+    "\t\t\tif (t >= 0.05 || e <= 1)\n"
+    "\t\t\t\tbreak;\n"
+    "\t\t\te = e / 10 > 1 ? e / 10 : 1;\n"
+    "\t\t}\n"
+    "\t\teta = t > 0 ? e * t / cal : e;\n"
+    "\t\tif (eta < 1)\n"
+    "\t\t\teta = 1;\n"
+    "\t\tprintf(\"calibrated: --scale %.6g\\n\", eta);\n"
+    "\t\tfflush(stdout);\n"
+    "\t}\n"
+    "\tsecs = gt_time(eta);\n"
+    "\tif (!quiet)\n"
+    "\t\tprintf(\"%zu threads, %llu block executions, scale %.6g, "
+    "%.3f s\\n\",\n"
+    "\t\t       gt_nth, (unsigned long long)execs, eta, secs);\n"
+    "\treturn 0;\n"
+    "}\n";
+
+static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
+			      uint32_t ng, const uint8_t *emitted,
+			      const uint32_t *slot_of)
+{
+	for (uint32_t i = 0; i < ng; i++) {
+		fprintf(f, "static const struct gt_hot gt_hot%u[] = {\n", i);
+		for (uint32_t k = 0; k < g[i].nhot; k++) {
+			uint32_t b = g[i].hot[k].block;
+
+			if (!emitted[b])
+				continue;
+			fprintf(f, "\t{gt_b%u, %u, %.17g, %.17g},\n", b,
+				slot_of[b], g[i].hot[k].theta,
+				g[i].hot[k].delta);
+		}
+		fprintf(f, "\t{0, 0, 0, 0},\n};\n");
+		fprintf(f, "static const double gt_shares%u[] = {", i);
+		for (uint32_t k = 0; k < g[i].nshares; k++)
+			fprintf(f, "%s%.17g", k ? ", " : "", g[i].shares[k]);
+		fprintf(f, "%s};\n", g[i].nshares ? "" : "0");
+	}
+	fprintf(f,
+		"\nstatic const struct gt_group gt_groups[GT_NGROUPS] = {\n");
+	for (uint32_t i = 0; i < ng; i++) {
+		uint32_t n = 0;
+
+		for (uint32_t k = 0; k < g[i].nhot; k++)
+			n += emitted[g[i].hot[k].block];
+		fprintf(f,
+			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, gt_shares%u, "
+			"%u, gt_hot%u, %u},\n",
+			g[i].alpha, g[i].beta, g[i].parent, g[i].create_at,
+			g[i].join_at, g[i].even, i, g[i].nshares, i, n);
+	}
+	fprintf(f, "};\n\n");
+}
+
+/*
+ * Block @id's function: @u copies of @body (copy j's labels made unique by
+ * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
+ * after), entered Duff's-device style so that exactly n copies run: the
+ * first pass enters at copy (-n mod u), every pass ends at the tail that
+ * resets the stack pointer and counts passes down.
+ */
+/* A register the block leaves alone for the pass counter, or NULL. */
+static const char *counter_reg(uint32_t regs)
+{
+	static const struct {
+		int n;
+		const char *name;
+	} pref[] = {{13, "r13"}, {12, "r12"}, {3, "rbx"},  {11, "r11"},
+		    {10, "r10"}, {9, "r9"},   {8, "r8"},   {5, "rbp"},
+		    {6, "rsi"},	 {7, "rdi"},  {14, "r14"}, {2, "rdx"}};
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
+		if (!(regs & (1u << pref[i].n)))
+			return pref[i].name;
+	return NULL;
+}
+
+/*
+ * Block @id's function: @u copies of @body (copy j's labels made unique by
+ * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
+ * after), entered Duff's-device style so that exactly n copies run: the
+ * first pass enters at copy (-n mod u), every pass ends at the tail that
+ * counts passes down (in a register the block does not use, else in the
+ * buffer) and resets the stack pointer if the block moves it.
+ */
+static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
+			  const char *slots, const struct dbtp_gt_rw_stats *st)
+{
+	const char *cr = counter_reg(st->regs);
+	char cnt[32];
+	unsigned sh = 0;
+
+	while ((1u << sh) < u)
+		sh++;
+	if (cr)
+		snprintf(cnt, sizeof(cnt), "%s", cr);
+	else
+		snprintf(cnt, sizeof(cnt), "qword ptr [r15 + %d]",
+			 DBTP_GT_SLOT_COUNT);
+	fprintf(f,
+		"\t.p2align 4\n"
+		"\t.globl gt_b%u, gt_b%u_body\n"
+		"\t.type gt_b%u, @function\n"
+		"gt_b%u:\n"
+		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
+		"\tpush r14\n\tpush r15\n"
+		"\tmov r15, rdi\n"
+		"\tmov [r15 + %d], rsp\n"
+		"\tmov eax, esi\n"
+		"\tneg eax\n"
+		"\tand eax, %u\n"
+		"\tlea rcx, [rsi + %u]\n"
+		"\tshr rcx, %u\n"
+		"\tmov [r15 + %d], rcx\n",
+		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, u - 1, sh,
+		DBTP_GT_SLOT_COUNT);
+	/* rax and rcx are the entry's scratch, never the counter */
+	if (cr)
+		fprintf(f, "\tmov %s, rcx\n", cr);
+	fprintf(f,
+		"\tlea rsp, [r15 + %d]\n"
+		"\tlea rcx, [rip + .Lgt%u_tab]\n"
+		"\tjmp qword ptr [rcx + rax * 8]\n",
+		DBTP_GT_STACK_MID, id);
+	for (unsigned j = 0; j < u; j++) {
+		if (j)
+			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
+				id, j);
+		else
+			fprintf(f, "gt_b%u_body:\n", id);
+		fputs(body[j], f);
+	}
+	if (st->regs & (1u << 4))
+		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
+	fprintf(f,
+		"\tdec %s\n"
+		"\tjnz gt_b%u_body\n"
+		"\tmov rsp, [r15 + %d]\n"
+		"\tcld\n",
+		cnt, id, DBTP_GT_SLOT_RSP);
+	if (st->uses_avx)
+		fprintf(f, "\tvzeroupper\n");
+	if (st->uses_x87)
+		fprintf(f, "\tfninit\n");
+	fprintf(f,
+		"\tldmxcsr [r15 + %d]\n"
+		"\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n"
+		"\tpop rbp\n\tpop rbx\n\tret\n"
+		"\t.size gt_b%u, .-gt_b%u\n"
+		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
+		".Lgt%u_tab:\n",
+		DBTP_GT_SLOT_MXCSR, id, id, id);
+	for (unsigned j = 0; j < u; j++)
+		if (j)
+			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
+		else
+			fprintf(f, "\t.quad gt_b%u_body\n", id);
+	fprintf(f, "%s\t.popsection\n", slots);
+}
+
+/* One assembly line as a C string literal. */
+static void put_asm_line(FILE *f, const char *s, size_t n)
+{
+	fputs("\t\"", f);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			fputc('\\', f);
+		if (s[i] == '\t')
+			fputs("\\t", f);
+		else
+			fputc(s[i], f);
+	}
+	fputs("\\n\"\n", f);
+}
+
+static void put_asm(FILE *f, const char *text)
+{
+	const char *p = text, *e;
+
+	while (*p) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		put_asm_line(f, p, (size_t)(e - p));
+		p = *e ? e + 1 : e;
+	}
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* The naive baseline's one group: @k blocks at random, instructions
+ * matching the profiles' per-profile average. */
+static int naive_group(const dbtp_gt_model *m,
+		       const struct dbtp_gt_emit_opts *o,
+		       struct dbtp_gt_group *g, dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m), k = o->naive_blocks;
+	uint64_t seed = o->seed ? o->seed : 1;
+	double insns = 0;
+	uint8_t *taken;
+
+	memset(g, 0, sizeof(*g));
+	if (!k || k > nb)
+		k = nb;
+	taken = calloc(nb ? nb : 1, 1);
+	g->hot = calloc(k ? k : 1, sizeof(*g->hot));
+	if (!taken || !g->hot) {
+		free(taken);
+		free(g->hot);
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < nb; i++)
+		insns += (double)dbtp_gt_model_block(m, i)->count *
+			 dbtp_gt_model_block(m, i)->ninsns;
+	insns /= dbtp_gt_model_nprofiles(m);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t b;
+
+		do
+			b = (uint32_t)(xorshift(&seed) % nb);
+		while (taken[b]);
+		taken[b] = 1;
+		g->hot[i].block = b;
+		g->hot[i].theta =
+		    nearbyint(insns / k / dbtp_gt_model_block(m, b)->ninsns);
+	}
+	g->nhot = k;
+	g->alpha = 0;
+	g->beta = 1;
+	g->parent = -1;
+	g->join_at = 1;
+	g->even = 1;
+	free(taken);
+	return 0;
+}
+
+void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
+{
+	free(s->stat);
+	free(s->emitted);
+	memset(s, 0, sizeof(*s));
+}
+
+int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
+		 FILE *f, struct dbtp_gt_summary *sum, dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m), ng = dbtp_gt_model_ngroups(m);
+	const struct dbtp_gt_group *groups;
+	struct dbtp_gt_group naive;
+	uint32_t *slot_of = NULL, nemit = 0;
+	uint8_t *want = NULL;
+	dbtp_gt_rw *rw = NULL;
+	double tmax = 0, dyn_total = 0;
+	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
+	int rc = -1;
+
+	memset(sum, 0, sizeof(*sum));
+	memset(&naive, 0, sizeof(naive));
+	if (!ng)
+		return dbtp_err_set(err, EINVAL, "no thread executed a block");
+	if (umax > DBTP_GT_MAX_UNROLL || (umax & (umax - 1)))
+		return dbtp_err_set(err, EINVAL,
+				    "unroll %u: a power of two up to %u", umax,
+				    DBTP_GT_MAX_UNROLL);
+	if (dbtp_gt_rw_open(&rw, dbtp_gt_model_arch(m), err))
+		return -1;
+	if (o->naive) {
+		if (naive_group(m, o, &naive, err))
+			goto out;
+		groups = &naive;
+		ng = 1;
+	} else {
+		groups = dbtp_gt_model_group(m, 0);
+	}
+	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++)
+		if (dbtp_gt_model_threads(m, p) > tmax)
+			tmax = dbtp_gt_model_threads(m, p);
+	sum->stat = calloc(nb ? nb : 1, sizeof(*sum->stat));
+	sum->emitted = calloc(nb ? nb : 1, 1);
+	want = calloc(nb ? nb : 1, 1);
+	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
+	if (!sum->stat || !sum->emitted || !want || !slot_of) {
+		dbtp_err_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < ng; i++)
+		for (uint32_t k = 0; k < groups[i].nhot; k++)
+			want[groups[i].hot[k].block] = 1;
+
+	fprintf(
+	    f,
+	    "/* Generated by dbtprof gentest%s%s: a %s test program that\n"
+	    " * runs the profiled blocks with their relative hotness and "
+	    "thread\n"
+	    " * behaviour.  cc -O2 -pthread FILE.c -o test && ./test "
+	    "--help */\n"
+	    "#define _GNU_SOURCE\n"
+	    "#include <pthread.h>\n#include <stdint.h>\n"
+	    "#include <stdio.h>\n#include <stdlib.h>\n"
+	    "#include <string.h>\n#include <sys/mman.h>\n#include <time.h>\n\n",
+	    o->source ? ": " : "", o->source ? o->source : "",
+	    o->naive ? "naive (random blocks)" : "generated");
+	fprintf(f,
+		"#define GT_NAME \"%s\"\n#define GT_THREADS %.17g\n"
+		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
+		"#define GT_SLOT_DIV %d\n#define GT_SLOT_FXSAVE %d\n"
+		"#define GT_DATA %d\n#define GT_BUF_SIZE %d\n"
+		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
+		"#define GT_FXSAVE(p) __asm__ volatile(\"fxsave %%0\" : "
+		"\"=m\"(*(char(*)[512])(p)))\n\n",
+		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
+		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
+		DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA, DBTP_GT_BUF_SIZE,
+		DBTP_GT_DATA_FILL);
+	fprintf(f, "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
+		   "\t\".text\\n\"\n");
+	for (uint32_t b = 0; b < nb; b++) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+		char *body[DBTP_GT_MAX_UNROLL] = {0}, *slots = NULL;
+		size_t bl_len = 0, sl_len = 0;
+		FILE *sf;
+		char *fn = NULL;
+		size_t fn_len = 0;
+		FILE *ff;
+		int r = 0;
+		unsigned u = umax;
+
+		/* Copies cost translation: only blocks run at least
+		 * DBTP_GT_UNROLL_MIN times a copy (per profile) get them. */
+		while (u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
+				    (uint64_t)u * DBTP_GT_UNROLL_MIN)
+			u >>= 1;
+
+		if (!want[b])
+			continue;
+		sf = open_memstream(&slots, &sl_len);
+		if (!sf) {
+			dbtp_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		for (unsigned j = 0; j < u && !r; j++) {
+			FILE *bf = open_memstream(&body[j], &bl_len);
+			struct dbtp_gt_rw_stats st;
+
+			if (!bf) {
+				fclose(sf);
+				for (unsigned k = 0; k < j; k++)
+					free(body[k]);
+				free(slots);
+				dbtp_err_set(err, ENOMEM, "out of memory");
+				goto out;
+			}
+			r = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
+					     bl->bytes, bl->nbytes, bl->ninsns,
+					     bl->sizes, bl->vaddr, bf, sf, &st,
+					     NULL);
+			fclose(bf);
+			if (!j)
+				sum->stat[b] = st;
+		}
+		fclose(sf);
+		if (r) {
+			sum->skipped++;
+			for (unsigned j = 0; j < u; j++)
+				free(body[j]);
+			free(slots);
+			continue;
+		}
+		ff = open_memstream(&fn, &fn_len);
+		if (!ff) {
+			for (unsigned j = 0; j < u; j++)
+				free(body[j]);
+			free(slots);
+			dbtp_err_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions\n", b,
+			bl->vaddr, bl->ninsns);
+		emit_function(ff, b, u, body, slots, &sum->stat[b]);
+		fclose(ff);
+		put_asm(f, fn);
+		free(fn);
+		for (unsigned j = 0; j < u; j++)
+			free(body[j]);
+		free(slots);
+		sum->emitted[b] = 1;
+		slot_of[b] = nemit++;
+	}
+	fprintf(f, "\t\".att_syntax prefix\\n\");\n\n");
+	sum->blocks = nemit;
+	for (uint32_t b = 0; b < nb; b++)
+		if (sum->emitted[b])
+			fprintf(f, "void gt_b%u(void *buf, uint64_t n);\n", b);
+	fprintf(f,
+		"\nstruct gt_hot {\n\tvoid (*fn)(void *buf, uint64_t n);\n"
+		"\tunsigned block;\n\tdouble theta, delta;\n};\n"
+		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
+		"\tdouble create_at, join_at;\n\tint even;\n"
+		"\tconst double *shares;\n\tunsigned nshares;\n"
+		"\tconst struct gt_hot *hot;\n\tunsigned nhot;\n};\n\n"
+		"#define GT_NGROUPS %u\n#define GT_NBLOCKS %u\n\n",
+		ng, nemit ? nemit : 1);
+	fprintf(f, "static const unsigned gt_block_id[] = {");
+	for (uint32_t b = 0, n = 0; b < nb; b++)
+		if (sum->emitted[b])
+			fprintf(f, "%s%u", n++ ? ", " : "", b);
+	fprintf(f, "%s};\nstatic const unsigned long long gt_block_vaddr[] = {",
+		nemit ? "" : "0");
+	for (uint32_t b = 0, n = 0; b < nb; b++)
+		if (sum->emitted[b])
+			fprintf(f, "%s0x%" PRIx64, n++ ? ", " : "",
+				dbtp_gt_model_block(m, b)->vaddr);
+	fprintf(f, "%s};\n\n", nemit ? "" : "0");
+	emit_group_tables(f, groups, ng, sum->emitted, slot_of);
+	fputs(driver, f);
+	/* Dynamic coverage at the largest profiled thread parameter. */
+	for (uint32_t i = 0; i < ng; i++) {
+		uint64_t sz = dbtp_gt_size(&groups[i], o->naive ? 1 : tmax);
+
+		for (uint32_t k = 0; k < groups[i].nhot; k++) {
+			const struct dbtp_gt_hot *h = &groups[i].hot[k];
+			uint64_t c = 0;
+
+			for (uint64_t t = 0; t < sz; t++)
+				c += dbtp_gt_count(&groups[i], h, sz, t);
+			if (!sum->emitted[h->block]) {
+				sum->dyn[DBTP_GT_DROPPED] +=
+				    (double)c *
+				    dbtp_gt_model_block(m, h->block)->ninsns;
+				continue;
+			}
+			for (int j = 0; j < 3; j++)
+				sum->dyn[j] +=
+				    (double)c * sum->stat[h->block].n[j];
+		}
+	}
+	for (int j = 0; j < 3; j++)
+		dyn_total += sum->dyn[j];
+	(void)dyn_total;
+	if (ferror(f)) {
+		dbtp_err_set(err, errno, "writing the program: %s",
+			     strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(naive.hot);
+	free(want);
+	free(slot_of);
+	dbtp_gt_rw_close(rw);
+	if (rc)
+		dbtp_gt_summary_free(sum);
+	return rc;
+}

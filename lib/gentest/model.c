@@ -1,0 +1,746 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - the analysis of dbtprof gentest: thread groups, their sizes as
+ * a function of the thread parameter, per-group block hotness, the
+ * distribution inside a group and thread activity (dbtp/gentest.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbtp/gentest.h"
+#include "util/u64map.h"
+
+struct pthread_rec {
+	int32_t parent;
+	uint64_t created_blocks, join_blocks, blocks, insns;
+	int joined;		   /* join_blocks was set from an exit event */
+	struct dbtp_u64map counts; /* model block -> executions */
+	uint32_t group;
+	uint32_t *sig; /* sorted blocks executed */
+	double *w;     /* their shares of the thread's instructions */
+	uint32_t nsig;
+};
+
+struct profile {
+	double threads;
+	struct pthread_rec *th;
+	uint32_t nth;
+};
+
+struct dbtp_gt_model {
+	enum dbtp_arch arch;
+	struct profile *prof;
+	uint32_t nprof;
+	struct dbtp_gt_block *blk;
+	uint32_t nblk, capblk;
+	struct dbtp_u64map index; /* hash -> block + 1 */
+	struct dbtp_gt_group *grp;
+	uint32_t ngrp;
+	int finished;
+	/* after finish, blocks are sorted by address and bytes: */
+	uint32_t *old2new, *new2old;
+};
+
+int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	return 0;
+}
+
+static uint64_t block_hash(const struct dbtp_block *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ b->vaddr;
+
+	for (uint32_t i = 0; i < b->nbytes; i++)
+		h = (h ^ b->bytes[i]) * 0x100000001b3ull;
+	h ^= b->nbytes;
+	return h == UINT64_MAX ? 0 : h;
+}
+
+/* The model's index of trace block @b, added if new; -1 on ENOMEM. */
+static int64_t intern(dbtp_gt_model *m, const struct dbtp_block *b)
+{
+	uint64_t h = block_hash(b), *slot;
+	struct dbtp_gt_block *nb;
+
+	for (;; h = h + 1 == UINT64_MAX ? 0 : h + 1) {
+		slot = dbtp_u64map_slot(&m->index, h);
+		if (!slot)
+			return -1;
+		if (!*slot)
+			break;
+		nb = &m->blk[*slot - 1];
+		if (nb->vaddr == b->vaddr && nb->nbytes == b->nbytes &&
+		    nb->ninsns == b->ninsns &&
+		    !memcmp(nb->bytes, b->bytes, b->nbytes))
+			return (int64_t)(*slot - 1);
+	}
+	if (m->nblk == m->capblk) {
+		uint32_t cap = m->capblk ? 2 * m->capblk : 256;
+
+		nb = realloc(m->blk, cap * sizeof(*nb));
+		if (!nb)
+			return -1;
+		m->blk = nb;
+		m->capblk = cap;
+	}
+	nb = &m->blk[m->nblk];
+	memset(nb, 0, sizeof(*nb));
+	nb->vaddr = b->vaddr;
+	nb->ninsns = b->ninsns;
+	nb->nbytes = b->nbytes;
+	nb->sizes = malloc(b->ninsns ? b->ninsns : 1);
+	nb->bytes = malloc(b->nbytes ? b->nbytes : 1);
+	if (!nb->sizes || !nb->bytes) {
+		free(nb->sizes);
+		free(nb->bytes);
+		return -1;
+	}
+	memcpy(nb->sizes, b->sizes, b->ninsns);
+	memcpy(nb->bytes, b->bytes, b->nbytes);
+	*slot = ++m->nblk;
+	return (int64_t)(m->nblk - 1);
+}
+
+static int grow_threads(struct profile *p, uint32_t n)
+{
+	struct pthread_rec *th;
+
+	if (n <= p->nth)
+		return 0;
+	th = realloc(p->th, n * sizeof(*th));
+	if (!th)
+		return -1;
+	memset(th + p->nth, 0, (n - p->nth) * sizeof(*th));
+	for (uint32_t i = p->nth; i < n; i++)
+		th[i].parent = -1;
+	p->th = th;
+	p->nth = n;
+	return 0;
+}
+
+int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
+		      double threads, dbtp_err *err)
+{
+	const struct dbtp_trace_info *info = dbtp_trace_info(t);
+	struct dbtp_event ev;
+	struct profile *p;
+	int64_t *map = NULL; /* trace block id -> model block + 1 */
+	uint32_t nmap = 0;
+	int r;
+
+	if (m->finished)
+		return dbtp_err_set(err, EINVAL, "model already finished");
+	if (!(threads > 0) || !isfinite(threads))
+		return dbtp_err_set(
+		    err, EINVAL, "%s: the thread parameter must be > 0", name);
+	if (info->mode != DBTP_MODE_BLOCKS && info->mode != DBTP_MODE_MEM)
+		return dbtp_err_set(err, EINVAL,
+				    "%s: a %s-mode trace has no per-thread "
+				    "block streams; record it with --mode "
+				    "blocks",
+				    name, dbtp_mode_name(info->mode));
+	if (m->nprof && info->arch != m->arch)
+		return dbtp_err_set(err, EINVAL, "%s: a %s trace among %s ones",
+				    name, dbtp_arch_name(info->arch),
+				    dbtp_arch_name(m->arch));
+	if (info->arch != DBTP_ARCH_X86_64 && info->arch != DBTP_ARCH_AARCH64)
+		return dbtp_err_set(err, EINVAL, "%s: unknown architecture",
+				    name);
+	p = realloc(m->prof, (m->nprof + 1) * sizeof(*p));
+	if (!p)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	m->prof = p;
+	p = &m->prof[m->nprof++];
+	memset(p, 0, sizeof(*p));
+	p->threads = threads;
+	m->arch = info->arch;
+	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
+		struct pthread_rec *tr;
+		uint64_t *c;
+
+		if (ev.type == DBTP_EV_THREAD_EXIT) {
+			const struct dbtp_thread *ct =
+			    dbtp_trace_thread(t, ev.thread);
+
+			if (grow_threads(p, ev.thread + 1))
+				goto nomem;
+			if (ct && ct->parent >= 0) {
+				const struct dbtp_thread *pt =
+				    dbtp_trace_thread(t, (uint32_t)ct->parent);
+
+				p->th[ev.thread].join_blocks = pt->blocks;
+				p->th[ev.thread].joined = 1;
+			}
+			continue;
+		}
+		if (ev.type != DBTP_EV_BLOCK)
+			continue;
+		if (ev.block->id >= nmap) {
+			uint32_t n = ev.block->id + 1 > 2 * nmap
+					 ? ev.block->id + 1
+					 : 2 * nmap;
+			int64_t *nm = realloc(map, n * sizeof(*nm));
+
+			if (!nm)
+				goto nomem;
+			memset(nm + nmap, 0, (n - nmap) * sizeof(*nm));
+			map = nm;
+			nmap = n;
+		}
+		if (!map[ev.block->id]) {
+			int64_t i = intern(m, ev.block);
+
+			if (i < 0)
+				goto nomem;
+			map[ev.block->id] = i + 1;
+		}
+		if (grow_threads(p, ev.thread + 1))
+			goto nomem;
+		tr = &p->th[ev.thread];
+		c = dbtp_u64map_slot(&tr->counts,
+				     (uint64_t)(map[ev.block->id] - 1));
+		if (!c)
+			goto nomem;
+		++*c;
+		m->blk[map[ev.block->id] - 1].count++;
+	}
+	free(map);
+	if (r < 0)
+		return -1;
+	if (grow_threads(p, dbtp_trace_nthreads(t)))
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < dbtp_trace_nthreads(t); i++) {
+		const struct dbtp_thread *th = dbtp_trace_thread(t, i);
+		struct pthread_rec *tr = &p->th[i];
+
+		tr->parent = i ? th->parent : -1;
+		tr->created_blocks = th->created_blocks;
+		tr->blocks = th->blocks;
+		tr->insns = th->insns;
+	}
+	for (uint32_t i = 0; i < p->nth; i++) {
+		struct pthread_rec *tr = &p->th[i];
+
+		if (tr->parent >= (int32_t)p->nth)
+			tr->parent = -1;
+		if (tr->parent >= 0) {
+			uint64_t pb = p->th[tr->parent].blocks;
+
+			if (!tr->joined || tr->join_blocks > pb)
+				tr->join_blocks = pb;
+			if (tr->join_blocks < tr->created_blocks)
+				tr->join_blocks = tr->created_blocks;
+		}
+	}
+	if (!p->nth || !p->th[0].blocks)
+		return dbtp_err_set(err, EINVAL, "%s: no block executions",
+				    name);
+	return 0;
+nomem:
+	free(map);
+	return dbtp_err_set(err, ENOMEM, "out of memory");
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int thread_sig(const dbtp_gt_model *m, struct pthread_rec *tr)
+{
+	const struct dbtp_u64map *c = &tr->counts;
+	uint32_t n = 0;
+	double tot = 0;
+
+	tr->sig = malloc((c->used ? c->used : 1) * sizeof(*tr->sig));
+	tr->w = malloc((c->used ? c->used : 1) * sizeof(*tr->w));
+	if (!tr->sig || !tr->w)
+		return -1;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->key[i] && c->val[i])
+			tr->sig[n++] = m->old2new[c->key[i] - 1];
+	qsort(tr->sig, n, sizeof(*tr->sig), cmp_u32);
+	tr->nsig = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *v = dbtp_u64map_find(c, m->new2old[tr->sig[i]]);
+
+		tr->w[i] = (double)*v * m->blk[tr->sig[i]].ninsns;
+		tot += tr->w[i];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		tr->w[i] = tot > 0 ? tr->w[i] / tot : 0;
+	return 0;
+}
+
+void dbtp_gt_fit(const double *x, const double *y, size_t n, int through0,
+		 double *a, double *b)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, d;
+
+	for (size_t i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+	}
+	d = n * sxx - sx * sx;
+	if (n < 2 || fabs(d) <= 1e-12 * (n * sxx + 1)) {
+		double my = n ? sy / n : 0, mx = n ? sx / n : 0;
+
+		if (through0 && mx != 0) {
+			*a = my / mx;
+			*b = 0;
+		} else {
+			*a = 0;
+			*b = my;
+		}
+		return;
+	}
+	*a = (n * sxy - sx * sy) / d;
+	*b = (sy - *a * sx) / n;
+	/* Exact inputs give exact integers: drop rounding noise. */
+	if (fabs(*a - nearbyint(*a)) < 1e-9 * fmax(1, fabs(*a)))
+		*a = nearbyint(*a);
+	if (fabs(*b - nearbyint(*b)) < 1e-9 * fmax(1, fabs(*a) + fabs(*b)))
+		*b = nearbyint(*b);
+}
+
+/* How much two threads' executions overlap: the sum over the blocks both
+ * execute of the smaller of their instruction shares (1: the same
+ * distribution, 0: disjoint code). */
+static double overlap(const struct pthread_rec *a, const struct pthread_rec *b)
+{
+	uint32_t i = 0, j = 0;
+	double s = 0;
+
+	while (i < a->nsig && j < b->nsig) {
+		if (a->sig[i] == b->sig[j]) {
+			s += a->w[i] < b->w[j] ? a->w[i] : b->w[j];
+			i++;
+			j++;
+		} else if (a->sig[i] < b->sig[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return s;
+}
+
+/* The group of thread @tr: the group whose first member's execution
+ * overlaps most with its own, if by at least DBTP_GT_SIMILAR, else a new
+ * one; -1 on ENOMEM. */
+static int64_t find_group(dbtp_gt_model *m, const struct pthread_rec ***reps,
+			  const struct pthread_rec *tr)
+{
+	const struct pthread_rec **r;
+	struct dbtp_gt_group *g;
+	double best = 0;
+	int64_t bi = -1;
+
+	for (uint32_t i = 0; i < m->ngrp; i++) {
+		double o = overlap((*reps)[i], tr);
+
+		if (o > best) {
+			best = o;
+			bi = i;
+		}
+	}
+	if (bi >= 0 && best >= DBTP_GT_SIMILAR)
+		return bi;
+	g = realloc(m->grp, (m->ngrp + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	m->grp = g;
+	r = realloc(*reps, (m->ngrp + 1) * sizeof(*r));
+	if (!r)
+		return -1;
+	*reps = r;
+	g = &m->grp[m->ngrp];
+	memset(g, 0, sizeof(*g));
+	g->parent = -1;
+	g->sizes = calloc(m->nprof, sizeof(*g->sizes));
+	if (!g->sizes)
+		return -1;
+	r[m->ngrp] = tr;
+	return m->ngrp++;
+}
+
+/* The union of group @gi's members' block sets, sorted, in *@out. */
+static int group_union(const dbtp_gt_model *m, uint32_t gi, uint32_t **out,
+		       uint32_t *n)
+{
+	size_t tot = 0, k = 0;
+	uint32_t *u;
+
+	for (uint32_t p = 0; p < m->nprof; p++)
+		for (uint32_t i = 0; i < m->prof[p].nth; i++)
+			if (m->prof[p].th[i].group == gi)
+				tot += m->prof[p].th[i].nsig;
+	u = malloc((tot ? tot : 1) * sizeof(*u));
+	if (!u)
+		return -1;
+	for (uint32_t p = 0; p < m->nprof; p++)
+		for (uint32_t i = 0; i < m->prof[p].nth; i++)
+			if (m->prof[p].th[i].group == gi) {
+				memcpy(u + k, m->prof[p].th[i].sig,
+				       m->prof[p].th[i].nsig * sizeof(*u));
+				k += m->prof[p].th[i].nsig;
+			}
+	qsort(u, tot, sizeof(*u), cmp_u32);
+	k = 0;
+	for (size_t i = 0; i < tot; i++)
+		if (!k || u[k - 1] != u[i])
+			u[k++] = u[i];
+	*out = u;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+/* Sum over group @gi's threads of profile @p of block @b's executions. */
+static uint64_t group_count(const struct profile *p, const uint32_t *new2old,
+			    uint32_t gi, uint32_t b)
+{
+	uint64_t s = 0, *c;
+
+	for (uint32_t i = 0; i < p->nth; i++)
+		if (p->th[i].group == gi &&
+		    (c = dbtp_u64map_find(&p->th[i].counts, new2old[b])))
+			s += *c;
+	return s;
+}
+
+static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
+		     uint32_t nsig)
+{
+	struct dbtp_gt_group *g = &m->grp[gi];
+	double *x = calloc(m->nprof + 1, sizeof(double));
+	double *y = calloc(m->nprof + 1, sizeof(double));
+	double csum = 0, jsum = 0;
+	uint32_t n = 0, nc = 0, big = 0, pvote = UINT32_MAX;
+	uint32_t *votes = calloc(m->ngrp, sizeof(*votes));
+
+	if (!x || !y || !votes)
+		goto nomem;
+	for (uint32_t p = 0; p < m->nprof; p++) {
+		x[p] = m->prof[p].threads;
+		y[p] = g->sizes[p];
+		if (g->sizes[p] > g->sizes[big])
+			big = p;
+	}
+	dbtp_gt_fit(x, y, m->nprof, 0, &g->alpha, &g->beta);
+	g->hot = calloc(nsig ? nsig : 1, sizeof(*g->hot));
+	if (!g->hot)
+		goto nomem;
+	g->nhot = nsig;
+	for (uint32_t k = 0; k < nsig; k++) {
+		n = 0;
+		for (uint32_t p = 0; p < m->nprof; p++) {
+			if (!g->sizes[p])
+				continue;
+			x[n] = g->sizes[p];
+			y[n++] = (double)group_count(&m->prof[p], m->new2old,
+						     gi, sig[k]);
+		}
+		g->hot[k].block = sig[k];
+		dbtp_gt_fit(x, y, n, 1, &g->hot[k].theta, &g->hot[k].delta);
+	}
+	/* Distribution, from the profile with the largest group. */
+	{
+		const struct profile *p = &m->prof[big];
+		uint64_t tot = 0;
+		uint32_t j = 0, sz = g->sizes[big];
+
+		g->shares = calloc(sz ? sz : 1, sizeof(*g->shares));
+		if (!g->shares)
+			goto nomem;
+		g->nshares = sz;
+		for (uint32_t i = 0; i < p->nth; i++)
+			if (p->th[i].group == gi)
+				tot += p->th[i].insns;
+		g->even = 1;
+		for (uint32_t i = 0; i < p->nth && j < sz; i++) {
+			if (p->th[i].group != gi)
+				continue;
+			g->shares[j] =
+			    tot ? (double)p->th[i].insns / tot : 1.0 / sz;
+			if (fabs(g->shares[j] * sz - 1) > DBTP_GT_EVEN_TOL)
+				g->even = 0;
+			j++;
+		}
+	}
+	/* Thread activity: parent group by vote, mean relative points. */
+	for (uint32_t p = 0; p < m->nprof; p++) {
+		const struct profile *pr = &m->prof[p];
+
+		for (uint32_t i = 1; i < pr->nth; i++) {
+			const struct pthread_rec *tr = &pr->th[i];
+			const struct pthread_rec *pt;
+
+			if (tr->group != gi || tr->parent < 0)
+				continue;
+			pt = &pr->th[tr->parent];
+			if (pt->group >= m->ngrp)
+				continue;
+			votes[pt->group]++;
+			if (pt->blocks) {
+				csum += (double)tr->created_blocks / pt->blocks;
+				jsum += (double)tr->join_blocks / pt->blocks;
+				nc++;
+			}
+		}
+	}
+	for (uint32_t k = 0; k < m->ngrp; k++)
+		if (votes[k] &&
+		    (pvote == UINT32_MAX || votes[k] > votes[pvote]))
+			pvote = k;
+	g->parent = pvote == UINT32_MAX ? -1 : (int32_t)pvote;
+	g->create_at = nc ? csum / nc : 0;
+	g->join_at = nc ? jsum / nc : 1;
+	free(x);
+	free(y);
+	free(votes);
+	return 0;
+nomem:
+	free(x);
+	free(y);
+	free(votes);
+	return -1;
+}
+
+static const dbtp_gt_model *sort_model;
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct dbtp_gt_block *x = &sort_model->blk[*(const uint32_t *)a];
+	const struct dbtp_gt_block *y = &sort_model->blk[*(const uint32_t *)b];
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	if (x->nbytes != y->nbytes)
+		return x->nbytes < y->nbytes ? -1 : 1;
+	return memcmp(x->bytes, y->bytes, x->nbytes);
+}
+
+/* Order the blocks by address (then code) so the output does not depend
+ * on how the trace interleaved threads. */
+static int sort_blocks(dbtp_gt_model *m)
+{
+	struct dbtp_gt_block *nb;
+	uint32_t n = m->nblk;
+
+	m->new2old = malloc((n ? n : 1) * sizeof(uint32_t));
+	m->old2new = malloc((n ? n : 1) * sizeof(uint32_t));
+	nb = malloc((n ? n : 1) * sizeof(*nb));
+	if (!m->new2old || !m->old2new || !nb) {
+		free(nb);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		m->new2old[i] = i;
+	sort_model = m;
+	qsort(m->new2old, n, sizeof(uint32_t), cmp_block);
+	sort_model = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		m->old2new[m->new2old[i]] = i;
+		nb[i] = m->blk[m->new2old[i]];
+	}
+	free(m->blk);
+	m->blk = nb;
+	m->capblk = n;
+	return 0;
+}
+
+int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
+{
+	const struct pthread_rec **reps = NULL;
+	int rc = -1;
+
+	if (m->finished)
+		return 0;
+	if (!m->nprof)
+		return dbtp_err_set(err, EINVAL, "no profile");
+	m->finished = 1;
+	if (sort_blocks(m))
+		goto nomem;
+	/* Group 0 is the first thread's group of the first profile. */
+	for (uint32_t p = 0; p < m->nprof; p++) {
+		struct profile *pr = &m->prof[p];
+
+		for (uint32_t i = 0; i < pr->nth; i++) {
+			int64_t g;
+
+			if (thread_sig(m, &pr->th[i]))
+				goto nomem;
+			if (!pr->th[i].nsig) {
+				pr->th[i].group = UINT32_MAX;
+				continue;
+			}
+			g = find_group(m, &reps, &pr->th[i]);
+			if (g < 0)
+				goto nomem;
+			pr->th[i].group = (uint32_t)g;
+			m->grp[g].sizes[p]++;
+		}
+	}
+	for (uint32_t g = 0; g < m->ngrp; g++) {
+		uint32_t *u, nu;
+		int r;
+
+		if (group_union(m, g, &u, &nu))
+			goto nomem;
+		r = fit_group(m, g, u, nu);
+		free(u);
+		if (r)
+			goto nomem;
+	}
+	/* Parents: no self-parents or cycles; a group without one hangs off
+	 * the first thread's group (created at its start, joined at its
+	 * end). */
+	for (uint32_t g = 1; g < m->ngrp; g++) {
+		struct dbtp_gt_group *gr = &m->grp[g];
+		int32_t q = gr->parent;
+		uint32_t steps = 0;
+
+		while (q > 0 && (uint32_t)q != g && steps++ <= m->ngrp)
+			q = m->grp[q].parent;
+		if (gr->parent < 0 || q == (int32_t)g || steps > m->ngrp) {
+			gr->parent = 0;
+			if (q == (int32_t)g || steps > m->ngrp) {
+				gr->create_at = 0;
+				gr->join_at = 1;
+			}
+		}
+	}
+	if (m->ngrp)
+		m->grp[0].parent = -1;
+	rc = 0;
+	goto out;
+nomem:
+	rc = dbtp_err_set(err, ENOMEM, "out of memory");
+out:
+	free(reps);
+	return rc;
+}
+
+enum dbtp_arch dbtp_gt_model_arch(const dbtp_gt_model *m)
+{
+	return m->arch;
+}
+
+uint32_t dbtp_gt_model_nprofiles(const dbtp_gt_model *m)
+{
+	return m->nprof;
+}
+
+double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile)
+{
+	return profile < m->nprof ? m->prof[profile].threads : 0;
+}
+
+uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m)
+{
+	return m->nblk;
+}
+
+const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,
+						uint32_t i)
+{
+	return i < m->nblk ? &m->blk[i] : NULL;
+}
+
+uint32_t dbtp_gt_model_ngroups(const dbtp_gt_model *m)
+{
+	return m->ngrp;
+}
+
+const struct dbtp_gt_group *dbtp_gt_model_group(const dbtp_gt_model *m,
+						uint32_t i)
+{
+	return i < m->ngrp ? &m->grp[i] : NULL;
+}
+
+void dbtp_gt_model_free(dbtp_gt_model *m)
+{
+	if (!m)
+		return;
+	for (uint32_t p = 0; p < m->nprof; p++) {
+		for (uint32_t i = 0; i < m->prof[p].nth; i++) {
+			dbtp_u64map_free(&m->prof[p].th[i].counts);
+			free(m->prof[p].th[i].sig);
+			free(m->prof[p].th[i].w);
+		}
+		free(m->prof[p].th);
+	}
+	free(m->prof);
+	for (uint32_t i = 0; i < m->nblk; i++) {
+		free(m->blk[i].sizes);
+		free(m->blk[i].bytes);
+	}
+	free(m->blk);
+	for (uint32_t g = 0; g < m->ngrp; g++) {
+		free(m->grp[g].shares);
+		free(m->grp[g].hot);
+		free(m->grp[g].sizes);
+	}
+	free(m->grp);
+	dbtp_u64map_free(&m->index);
+	free(m->old2new);
+	free(m->new2old);
+	free(m);
+}
+
+/* Nearest integer, ties to even, the way the generated program computes
+ * it (no libm there). */
+static double rnd(double x)
+{
+	if (x >= 4503599627370496.0 || x <= -4503599627370496.0)
+		return x;
+	if (x >= 0)
+		return (x + 4503599627370496.0) - 4503599627370496.0;
+	return -((-x + 4503599627370496.0) - 4503599627370496.0);
+}
+
+uint64_t dbtp_gt_size(const struct dbtp_gt_group *g, double threads)
+{
+	double s = rnd(g->alpha * threads + g->beta);
+
+	return s > 0 ? (uint64_t)s : 0;
+}
+
+/* Cumulative share of the first @x (0..1) of the group's threads. */
+static double cum_share(const struct dbtp_gt_group *g, double x)
+{
+	double pos = x * g->nshares, c = 0;
+	uint32_t i;
+
+	if (x >= 1)
+		return 1;
+	for (i = 0; i + 1 <= pos && i < g->nshares; i++)
+		c += g->shares[i];
+	if (i < g->nshares)
+		c += (pos - i) * g->shares[i];
+	return c;
+}
+
+uint64_t dbtp_gt_count(const struct dbtp_gt_group *g,
+		       const struct dbtp_gt_hot *h, uint64_t m, uint64_t i)
+{
+	double t = rnd(h->theta * (double)m + h->delta);
+	uint64_t tot = t > 0 ? (uint64_t)t : 0;
+
+	if (!m || i >= m)
+		return 0;
+	if (g->even || !g->nshares)
+		return (uint64_t)((unsigned __int128)tot * (i + 1) / m -
+				  (unsigned __int128)tot * i / m);
+	return (uint64_t)(rnd(tot * cum_share(g, (double)(i + 1) / m)) -
+			  rnd(tot * cum_share(g, (double)i / m)));
+}

@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rewrite-x86.c - an x86-64 block as assembly that runs safely outside its
+ * program (dbtp/gentest.h, doc/dbtprof-gentest.md).
+ *
+ * Every instruction is reproduced; only what would leave the block or touch
+ * memory the generated program does not own is changed:
+ *  - kept: the original bytes (.byte), when the instruction has no memory
+ *    operand that is accessed, no branch, no r15, no explicit stack-pointer
+ *    write and nothing privileged;
+ *  - memory operands become [r15 + off] (r15 is the reserved base holding
+ *    the thread's buffer; off = data area + displacement modulo its size,
+ *    aligned to the access size rounded up to a power of two, up to 64), so
+ *    neither stack-, RIP-, segment-relative nor register-based addresses
+ *    (values loaded from the buffer included) can reach anything else;
+ *    a use of r15 as data is renamed to r14;
+ *  - direct branches keep their condition and land on the next
+ *    instruction; indirect jumps and calls go through a slot holding the
+ *    next instruction's address; ret pushes that slot first (decomposed);
+ *  - string instructions get rsi/rdi pointed into the buffer, and rcx = 1
+ *    when repeated (QEMU enters a repeated string instruction once per
+ *    iteration, so each profiled execution is one iteration);
+ *  - div/idiv divide a sign- or zero-extended dividend by 3 from the
+ *    buffer; bt* with a register bit offset have it masked; syscall becomes
+ *    getpid; cpuid gets leaf 0; ldmxcsr, fldcw and fxrstor load prepared
+ *    default images; stack-pointer writes other than small adjustments
+ *    reset it to the private stack;
+ *  - dropped: privileged and interrupt instructions, far branches, segment
+ *    register writes, xsave/xrstor, gathers and scatters, TSX, fldenv and
+ *    frstor, address-size-prefixed string instructions.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "dbtp/gentest.h"
+
+struct dbtp_gt_rw {
+	csh cs;
+	cs_insn *insn;
+	enum dbtp_arch arch;
+};
+
+int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
+{
+	dbtp_gt_rw *rw;
+
+	*out = NULL;
+	if (arch != DBTP_ARCH_X86_64)
+		return dbtp_err_set(err, ENOTSUP,
+				    "gentest: rewriting %s code is not "
+				    "supported yet",
+				    dbtp_arch_name(arch));
+	rw = calloc(1, sizeof(*rw));
+	if (!rw)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &rw->cs) != CS_ERR_OK) {
+		free(rw);
+		return dbtp_err_set(err, 0, "capstone: cannot open x86-64");
+	}
+	cs_option(rw->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	rw->insn = cs_malloc(rw->cs);
+	if (!rw->insn) {
+		cs_close(&rw->cs);
+		free(rw);
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	}
+	rw->arch = arch;
+	*out = rw;
+	return 0;
+}
+
+void dbtp_gt_rw_close(dbtp_gt_rw *rw)
+{
+	if (!rw)
+		return;
+	cs_free(rw->insn, 1);
+	cs_close(&rw->cs);
+	free(rw);
+}
+
+static int has_group(const cs_insn *in, int g)
+{
+	for (int i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == g)
+			return 1;
+	return 0;
+}
+
+static int is_reg(unsigned r, unsigned a, unsigned b, unsigned c, unsigned d)
+{
+	return r == a || r == b || r == c || r == d;
+}
+
+static int is_r15(unsigned r)
+{
+	return is_reg(r, X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B);
+}
+
+static int is_rsp(unsigned r)
+{
+	return is_reg(r, X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL);
+}
+
+/* The general-purpose register (0 rax .. 15 r15, in encoding order) that
+ * register @r is part of, or -1. */
+static int gpr_of(csh cs, unsigned r)
+{
+	static const char *const fam[16][5] = {
+	    {"rax", "eax", "ax", "al", "ah"},
+	    {"rcx", "ecx", "cx", "cl", "ch"},
+	    {"rdx", "edx", "dx", "dl", "dh"},
+	    {"rbx", "ebx", "bx", "bl", "bh"},
+	    {"rsp", "esp", "sp", "spl", ""},
+	    {"rbp", "ebp", "bp", "bpl", ""},
+	    {"rsi", "esi", "si", "sil", ""},
+	    {"rdi", "edi", "di", "dil", ""},
+	    {"r8", "r8d", "r8w", "r8b", ""},
+	    {"r9", "r9d", "r9w", "r9b", ""},
+	    {"r10", "r10d", "r10w", "r10b", ""},
+	    {"r11", "r11d", "r11w", "r11b", ""},
+	    {"r12", "r12d", "r12w", "r12b", ""},
+	    {"r13", "r13d", "r13w", "r13b", ""},
+	    {"r14", "r14d", "r14w", "r14b", ""},
+	    {"r15", "r15d", "r15w", "r15b", ""},
+	};
+	const char *n = cs_reg_name(cs, r);
+
+	if (!n)
+		return -1;
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 5; j++)
+			if (fam[i][j][0] && !strcmp(n, fam[i][j]))
+				return i;
+	return -1;
+}
+
+/* Instructions that cannot run safely in user mode outside the program. */
+static int must_drop(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (has_group(in, X86_GRP_PRIVILEGE) || has_group(in, X86_GRP_IRET) ||
+	    has_group(in, X86_GRP_VM) || has_group(in, X86_GRP_NOT64BITMODE))
+		return 1;
+	switch (in->id) {
+	case X86_INS_INT:
+	case X86_INS_INT3:
+	case X86_INS_INT1:
+	case X86_INS_INTO:
+	case X86_INS_UD2:
+	case X86_INS_UD0:
+	case X86_INS_HLT:
+	case X86_INS_IN:
+	case X86_INS_OUT:
+	case X86_INS_INSB:
+	case X86_INS_INSW:
+	case X86_INS_INSD:
+	case X86_INS_OUTSB:
+	case X86_INS_OUTSW:
+	case X86_INS_OUTSD:
+	case X86_INS_CLI:
+	case X86_INS_STI:
+	case X86_INS_LJMP:
+	case X86_INS_LCALL:
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+	case X86_INS_SYSENTER:
+	case X86_INS_SYSEXIT:
+	case X86_INS_SYSRET:
+	case X86_INS_XBEGIN:
+	case X86_INS_XEND:
+	case X86_INS_XABORT:
+	case X86_INS_XTEST:
+	case X86_INS_XSAVE:
+	case X86_INS_XSAVE64:
+	case X86_INS_XSAVEC:
+	case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES:
+	case X86_INS_XSAVES64:
+	case X86_INS_XRSTOR:
+	case X86_INS_XRSTOR64:
+	case X86_INS_XRSTORS:
+	case X86_INS_XRSTORS64:
+	case X86_INS_XSETBV:
+	case X86_INS_FLDENV:
+	case X86_INS_FRSTOR:
+	case X86_INS_MONITOR:
+	case X86_INS_MWAIT:
+	case X86_INS_WRFSBASE:
+	case X86_INS_WRGSBASE:
+	case X86_INS_LSS:
+	case X86_INS_LFS:
+	case X86_INS_LGS:
+	case X86_INS_SLDT:
+	case X86_INS_SGDT:
+	case X86_INS_SIDT:
+	case X86_INS_SMSW:
+	case X86_INS_STR:
+	case X86_INS_LAR:
+	case X86_INS_LSL:
+	case X86_INS_VERR:
+	case X86_INS_VERW:
+		return 1;
+	default:
+		break;
+	}
+	/* Gathers and scatters: a vector index register. */
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type == X86_OP_MEM &&
+		    ((op->mem.index >= X86_REG_XMM0 &&
+		      op->mem.index <= X86_REG_XMM31) ||
+		     (op->mem.index >= X86_REG_YMM0 &&
+		      op->mem.index <= X86_REG_YMM31) ||
+		     (op->mem.index >= X86_REG_ZMM0 &&
+		      op->mem.index <= X86_REG_ZMM31)))
+			return 1;
+	}
+	/* Writes to segment registers (mov sreg, pop fs/gs). */
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_REG &&
+	    (in->id == X86_INS_MOV || in->id == X86_INS_POP)) {
+		unsigned r = x->operands[0].reg;
+
+		if (r == X86_REG_CS || r == X86_REG_DS || r == X86_REG_ES ||
+		    r == X86_REG_FS || r == X86_REG_GS || r == X86_REG_SS)
+			return 1;
+	}
+	return 0;
+}
+
+/* Power of two >= @size, at least 1, at most 64. */
+static unsigned align_of(unsigned size)
+{
+	unsigned a = 1;
+
+	while (a < size && a < 64)
+		a <<= 1;
+	return a;
+}
+
+static uint64_t mem_offset(int64_t disp, unsigned size)
+{
+	uint64_t off = (uint64_t)disp & (DBTP_GT_DATA_SIZE - 1);
+
+	return DBTP_GT_DATA + (off & ~(uint64_t)(align_of(size) - 1));
+}
+
+/* Append @s to @out (size @n) at *@len. */
+static void put(char *out, size_t n, size_t *len, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (*len + l >= n)
+		l = n - 1 - *len;
+	memcpy(out + *len, s, l);
+	*len += l;
+	out[*len] = 0;
+}
+
+static int word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+/*
+ * The operand text @ops with the memory operand's "[...]" (and any "seg:"
+ * before it) replaced by "[r15 + @off]" (if @off is not UINT64_MAX), r15 as
+ * a register renamed to r14, "xword ptr" spelled "tbyte ptr".
+ */
+static void rewrite_ops(const char *ops, const char *base, uint64_t off,
+			char *out, size_t n)
+{
+	size_t len = 0;
+	char tok[64];
+
+	out[0] = 0;
+	for (const char *p = ops; *p;) {
+		if (*p == '[' && off != UINT64_MAX) {
+			const char *e = strchr(p, ']');
+
+			/* drop a "xs:" segment prefix already copied */
+			if (len >= 3 && out[len - 1] == ':' &&
+			    out[len - 2] == 's') {
+				len -= 3;
+				out[len] = 0;
+			}
+			snprintf(tok, sizeof(tok), "[%s + %llu]", base,
+				 (unsigned long long)off);
+			put(out, n, &len, tok);
+			p = e ? e + 1 : p + strlen(p);
+			continue;
+		}
+		if (word_char(*p) && (p == ops || !word_char(p[-1]))) {
+			size_t w = 0;
+
+			while (word_char(p[w]))
+				w++;
+			if (w < sizeof(tok)) {
+				memcpy(tok, p, w);
+				tok[w] = 0;
+				if (!strcmp(tok, "r15") ||
+				    !strcmp(tok, "r15d") ||
+				    !strcmp(tok, "r15w") ||
+				    !strcmp(tok, "r15b"))
+					tok[2] = '4';
+				else if (!strcmp(tok, "xword"))
+					strcpy(tok, "tbyte");
+				put(out, n, &len, tok);
+				p += w;
+				continue;
+			}
+		}
+		tok[0] = *p++;
+		tok[1] = 0;
+		put(out, n, &len, tok);
+	}
+}
+
+static void emit_bytes(FILE *f, const cs_insn *in)
+{
+	fprintf(f, "\t.byte ");
+	for (unsigned i = 0; i < in->size; i++)
+		fprintf(f, "%s0x%02x", i ? "," : "", in->bytes[i]);
+	fprintf(f, "\t# %s %s\n", in->mnemonic, in->op_str);
+}
+
+/* The last word of a mnemonic ("bnd jmp" -> "jmp"). */
+static const char *base_mnemonic(const char *m)
+{
+	const char *s = strrchr(m, ' ');
+
+	return s ? s + 1 : m;
+}
+
+static const char *size_kw(unsigned size)
+{
+	switch (size) {
+	case 1:
+		return "byte";
+	case 2:
+		return "word";
+	case 4:
+		return "dword";
+	default:
+		return "qword";
+	}
+}
+
+int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		     uint64_t vaddr, FILE *f, FILE *slots,
+		     struct dbtp_gt_rw_stats *st, dbtp_err *err)
+{
+	const uint8_t *p = code;
+	int ends = 0;
+	size_t left = nbytes;
+	uint64_t addr = vaddr;
+	cs_insn *in = rw->insn;
+	char ops[512];
+
+	memset(st, 0, sizeof(*st));
+	for (uint32_t k = 0; k < ninsns; k++) {
+		const cs_x86 *x;
+		cs_regs rr, ww;
+		uint8_t nr = 0, nw = 0;
+		int mem = -1, r15 = 0, wsp = 0, high8 = 0;
+		int outcome = DBTP_GT_KEPT;
+		const char *mn;
+
+		if (!cs_disasm_iter(rw->cs, &p, &left, &addr, in)) {
+			if (!sizes || !sizes[k] || sizes[k] > left)
+				return dbtp_err_set(
+				    err, EINVAL,
+				    "block at 0x%llx: instruction %u "
+				    "does not decode",
+				    (unsigned long long)vaddr, k);
+			/* Capstone does not know it, or the trace holds
+			 * only part of it: drop it alone. */
+			fprintf(f, ".Lg%u_%u:\n\t# dropped: undecodable\n", id,
+				k);
+			p += sizes[k];
+			left -= sizes[k];
+			addr += sizes[k];
+			ends = 0;
+			st->n[DBTP_GT_DROPPED]++;
+			continue;
+		}
+		x = &in->detail->x86;
+		mn = base_mnemonic(in->mnemonic);
+		ends = 1;
+		fprintf(f, ".Lg%u_%u:\n", id, k);
+		if (has_group(in, X86_GRP_AVX) || has_group(in, X86_GRP_AVX2) ||
+		    has_group(in, X86_GRP_AVX512) ||
+		    has_group(in, X86_GRP_FMA) || has_group(in, X86_GRP_F16C))
+			st->uses_avx = 1;
+		if (has_group(in, X86_GRP_FPU) || has_group(in, X86_GRP_MMX) ||
+		    has_group(in, X86_GRP_3DNOW))
+			st->uses_x87 = 1;
+		if (in->id != X86_INS_SYSCALL && must_drop(in)) {
+			fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
+				in->op_str);
+			ends = 0;
+			st->n[DBTP_GT_DROPPED]++;
+			continue;
+		}
+		if (!cs_regs_access(rw->cs, in, rr, &nr, ww, &nw)) {
+			for (int i = 0; i < nr + nw; i++) {
+				int g =
+				    gpr_of(rw->cs, i < nr ? rr[i] : ww[i - nr]);
+
+				if (g == 15) /* renamed */
+					g = 14;
+				if (g >= 0)
+					st->regs |= 1u << g;
+			}
+			for (int i = 0; i < nr; i++) {
+				r15 |= is_r15(rr[i]);
+				high8 |= is_reg(rr[i], X86_REG_AH, X86_REG_BH,
+						X86_REG_CH, X86_REG_DH);
+			}
+			for (int i = 0; i < nw; i++) {
+				r15 |= is_r15(ww[i]);
+				wsp |= is_rsp(ww[i]);
+				high8 |= is_reg(ww[i], X86_REG_AH, X86_REG_BH,
+						X86_REG_CH, X86_REG_DH);
+			}
+		} else {
+			st->regs = 0xffff; /* unknown: all */
+		}
+		for (int i = 0; i < x->op_count; i++)
+			if (x->operands[i].type == X86_OP_MEM)
+				mem = i;
+		/* --- branches --- */
+		if (has_group(in, X86_GRP_JUMP) ||
+		    has_group(in, X86_GRP_CALL) || has_group(in, X86_GRP_RET) ||
+		    in->id == X86_INS_LOOP || in->id == X86_INS_LOOPE ||
+		    in->id == X86_INS_LOOPNE) {
+			int call = has_group(in, X86_GRP_CALL);
+
+			ends = 1;
+			if (call || has_group(in, X86_GRP_RET))
+				st->regs |= 1u << 4;
+			if (has_group(in, X86_GRP_RET)) {
+				fprintf(slots, ".Lgs%u_%u: .quad .Lg%u_%u\n",
+					id, k, id, k + 1);
+				fprintf(f,
+					"\tpush qword ptr [rip + .Lgs%u_%u]\n",
+					id, k);
+				st->helpers++;
+				emit_bytes(f, in);
+			} else if (x->op_count == 1 &&
+				   x->operands[0].type == X86_OP_IMM) {
+				fprintf(f, "\t%s .Lg%u_%u\n", mn, id, k + 1);
+			} else {
+				fprintf(slots, ".Lgs%u_%u: .quad .Lg%u_%u\n",
+					id, k, id, k + 1);
+				fprintf(f, "\t%s qword ptr [rip + .Lgs%u_%u]\n",
+					call ? "call" : "jmp", id, k);
+			}
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		}
+		switch (in->id) {
+		case X86_INS_SYSCALL:
+			ends = 1;
+			st->regs |= 1u << 0 | 1u << 1 | 1u << 11;
+			fprintf(f, "\tmov eax, 39\t# getpid\n");
+			emit_bytes(f, in);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_CPUID:
+			st->regs |= 0xf;
+			fprintf(f, "\txor eax, eax\n");
+			emit_bytes(f, in);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_DIV:
+		case X86_INS_IDIV: {
+			unsigned sz = x->operands[0].size;
+			int sgn = in->id == X86_INS_IDIV;
+			const char *hi;
+
+			st->regs |= 1u << 0 | 1u << 2;
+			switch (sz) {
+			case 1:
+				hi = sgn ? "cbw" : "movzx eax, al";
+				break;
+			case 2:
+				hi = sgn ? "cwd" : "xor edx, edx";
+				break;
+			case 4:
+				hi = sgn ? "cdq" : "xor edx, edx";
+				break;
+			default:
+				hi = sgn ? "cqo" : "xor edx, edx";
+				break;
+			}
+			fprintf(f, "\t%s\n\t%s %s ptr [r15 + %d]\n", hi, mn,
+				size_kw(sz), DBTP_GT_SLOT_DIV);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		}
+		case X86_INS_POPF:
+		case X86_INS_POPFQ:
+			fprintf(f, "\tpushfq\n");
+			emit_bytes(f, in);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_LEAVE:
+			st->regs |= 1u << 4 | 1u << 5;
+			fprintf(f, "\tmov rbp, rsp\n");
+			emit_bytes(f, in);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_ENTER:
+			if (x->operands[0].imm > 64) {
+				fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
+					in->op_str);
+				ends = 0;
+				st->n[DBTP_GT_DROPPED]++;
+				continue;
+			}
+			emit_bytes(f, in);
+			st->n[DBTP_GT_KEPT]++;
+			continue;
+		case X86_INS_LDMXCSR:
+		case X86_INS_VLDMXCSR:
+			fprintf(f, "\t%s dword ptr [r15 + %d]\n", mn,
+				DBTP_GT_SLOT_MXCSR);
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_FLDCW:
+			fprintf(f, "\tfldcw word ptr [r15 + %d]\n",
+				DBTP_GT_SLOT_FCW);
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_FXRSTOR:
+		case X86_INS_FXRSTOR64:
+		case X86_INS_FXSAVE:
+		case X86_INS_FXSAVE64:
+			fprintf(f, "\t%s [r15 + %d]\n", mn,
+				DBTP_GT_SLOT_FXSAVE);
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		case X86_INS_NOP:
+		case X86_INS_LEA:
+			mem = -1; /* no access */
+			break;
+		default:
+			break;
+		}
+		/* --- string instructions: implicit rsi/rdi --- */
+		if (!x->opcode[1] && x->opcode[0] >= 0xa4 &&
+		    x->opcode[0] <= 0xaf && x->opcode[0] != 0xa8 &&
+		    x->opcode[0] != 0xa9) {
+			int src = x->opcode[0] <= 0xa7 || x->opcode[0] >= 0xac;
+			int dst = x->opcode[0] <= 0xab || x->opcode[0] >= 0xae;
+			int rep = x->prefix[0] == X86_PREFIX_REP ||
+				  x->prefix[0] == X86_PREFIX_REPNE;
+
+			if (x->addr_size != 8 || x->prefix[1]) {
+				fprintf(f, "\t# dropped: %s %s\n", in->mnemonic,
+					in->op_str);
+				ends = 0;
+				st->n[DBTP_GT_DROPPED]++;
+				continue;
+			}
+			st->regs |= 1u << 1 | 1u << 6 | 1u << 7;
+			if (src) {
+				fprintf(f, "\tlea rsi, [r15 + %d]\n",
+					DBTP_GT_DATA + 1024);
+				st->helpers++;
+			}
+			if (dst) {
+				fprintf(f, "\tlea rdi, [r15 + %d]\n",
+					DBTP_GT_DATA + 2048);
+				st->helpers++;
+			}
+			if (rep) {
+				fprintf(f, "\tmov ecx, 1\n");
+				st->helpers++;
+			}
+			emit_bytes(f, in);
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		}
+		if (in->id == X86_INS_XLATB || in->id == X86_INS_MASKMOVQ ||
+		    in->id == X86_INS_MASKMOVDQU ||
+		    in->id == X86_INS_VMASKMOVDQU) {
+			st->regs |= 1u << 0 | 1u << 3 | 1u << 7;
+			fprintf(f, "\tlea %s, [r15 + %d]\n",
+				in->id == X86_INS_XLATB ? "rbx" : "rdi",
+				DBTP_GT_DATA);
+			emit_bytes(f, in);
+			st->helpers++;
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		}
+		/* --- explicit stack-pointer writes --- */
+		if (wsp && in->id != X86_INS_PUSH && in->id != X86_INS_POP &&
+		    in->id != X86_INS_PUSHFQ && in->id != X86_INS_PUSHF) {
+			int small = 0;
+
+			if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) &&
+			    x->op_count == 2 &&
+			    x->operands[0].type == X86_OP_REG &&
+			    x->operands[0].reg == X86_REG_RSP &&
+			    x->operands[1].type == X86_OP_IMM &&
+			    x->operands[1].imm >= -64 &&
+			    x->operands[1].imm <= 64)
+				small = 1;
+			if (in->id == X86_INS_AND && x->op_count == 2 &&
+			    x->operands[1].type == X86_OP_IMM &&
+			    x->operands[1].imm < 0 &&
+			    x->operands[1].imm >= -4096)
+				small = 1;
+			if (small) {
+				emit_bytes(f, in);
+				st->n[DBTP_GT_KEPT]++;
+			} else {
+				fprintf(f,
+					"\tlea rsp, [r15 + %d]\t# was %s %s\n",
+					DBTP_GT_STACK_MID, in->mnemonic,
+					in->op_str);
+				st->n[DBTP_GT_REWRITTEN]++;
+			}
+			continue;
+		}
+		if (in->id == X86_INS_POP && x->op_count == 1 &&
+		    x->operands[0].type == X86_OP_REG &&
+		    is_rsp(x->operands[0].reg)) {
+			fprintf(f, "\tlea rsp, [r15 + %d]\t# was pop rsp\n",
+				DBTP_GT_STACK_MID);
+			st->n[DBTP_GT_REWRITTEN]++;
+			continue;
+		}
+		if (mem < 0 && !r15) {
+			emit_bytes(f, in);
+			st->n[DBTP_GT_KEPT]++;
+			continue;
+		}
+		/* --- memory operand and/or r15: re-assembled text --- */
+		if (mem >= 0 &&
+		    (in->id == X86_INS_BT || in->id == X86_INS_BTS ||
+		     in->id == X86_INS_BTR || in->id == X86_INS_BTC) &&
+		    x->operands[1].type == X86_OP_REG) {
+			const char *r = cs_reg_name(rw->cs, x->operands[1].reg);
+
+			/* the bit offset would reach past the operand */
+			fprintf(f, "\tand %s, %d\n",
+				is_r15(x->operands[1].reg) ? "r14" : r,
+				x->operands[0].size * 8 - 1);
+			st->helpers++;
+		}
+		/* ah..dh cannot be encoded with r15 (a REX prefix): such
+		 * operands go through the private stack pointer instead,
+		 * which stays inside the buffer, at a small offset. */
+		if (mem >= 0 && high8) {
+			unsigned a = align_of(x->operands[mem].size);
+
+			rewrite_ops(in->op_str, "rsp",
+				    (uint64_t)x->operands[mem].mem.disp & 0xff &
+					~(uint64_t)(a - 1),
+				    ops, sizeof(ops));
+		} else {
+			rewrite_ops(in->op_str, "r15",
+				    mem >= 0
+					? mem_offset(x->operands[mem].mem.disp,
+						     x->operands[mem].size)
+					: UINT64_MAX,
+				    ops, sizeof(ops));
+		}
+		if (in->id == X86_INS_MOVABS)
+			mn = "mov";
+		fprintf(f, "\t%s%s%s %s\n",
+			x->prefix[0] == X86_PREFIX_LOCK ? "lock " : "",
+			x->prefix[0] == X86_PREFIX_REP &&
+				strncmp(in->mnemonic, "rep", 3) == 0
+			    ? "rep "
+			    : "",
+			mn, ops);
+		outcome = DBTP_GT_REWRITTEN;
+		st->n[outcome]++;
+	}
+	/* The block ends where its TB ended, even if its last instruction,
+	 * dropped, no longer does.  (A block QEMU ended for its size is left
+	 * open: QEMU ends the copy at the same size, and a jmp would be one
+	 * more block per execution.) */
+	if (!ends) {
+		fprintf(f, "\tjmp .Lg%u_%u\n", id, ninsns);
+		st->helpers++;
+	}
+	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
+	return 0;
+}

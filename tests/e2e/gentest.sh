@@ -1,0 +1,179 @@
+#!/bin/bash
+# gentest: the generated program compiles without warnings, runs natively,
+# under qemu-x86_64 and valgrind, and executes each block exactly as often
+# as asked -- measured by dbtprof itself, recording the generated program
+# under QEMU and counting the executions of each block's gt_b<K>_body label
+# (where every iteration enters) -- for the loop and threads guests; the
+# group model across profiles of a program whose thread count is a
+# parameter; --scale; --naive; bad input.
+. tests/e2e/lib.sh
+
+CC=${CC_GUEST:-cc}
+CFLAGS_GT="-O2 -pthread -Wall -Wextra -Werror"
+
+# blockcounts TRACE: "ADDRESS EXECUTIONS" per distinct block address
+blockcounts() {
+	"$DBTPROF" dump "$1" | awk '$2 == "block" { n[$4]++ }
+		END { for (a in n) print a, n[a] }' | sort
+}
+
+# measured TRACE: "gt_bK_body EXECUTIONS" for every block: the entries
+# into its copies (gt_bK_body, gt_bK_c1, ...), each one execution
+measured() {
+	"$DBTPROF" dump --symbols "$1" | awk '$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+)\+0x0$/ {
+		sub(/_(body|c[0-9]+)\+0x0$/, "_body", $6); n[$6]++ }
+		END { for (s in n) print s, n[s] }' | sort
+}
+
+# exact GUEST NAME: generate from one profile, compare counts three ways
+exact() {
+	local g=$1 n=$2
+	shift 2
+	# (the guest's exit status, passed through, does not matter here)
+	"$DBTPROF" record -q -m blocks -o "$T/$n.trace" -- "$g" >/dev/null || true
+	"$DBTPROF" gentest "$@" -o "$T/$n.c" "$T/$n.trace" >"$T/$n.sum"
+	$CC $CFLAGS_GT "$T/$n.c" -o "$T/$n" 2>"$T/$n.cc"
+	eq "$n compiles without warnings" "" "$(cat "$T/$n.cc")"
+	# What the program will run (block label, profiled address, count)
+	# equals the profile's per-address counts.
+	"$T/$n" --counts >"$T/$n.plan"
+	eq "$n plan = profile" "$(blockcounts "$T/$n.trace")" \
+		"$(awk '{ print $2, $3 }' "$T/$n.plan" | sort)"
+	[ -s "$T/$n.plan" ] || fail "$n: empty plan"
+	# What it runs, measured under QEMU by dbtprof, equals the plan.
+	"$DBTPROF" record -q -m blocks -o "$T/$n.gen.trace" -- "$T/$n" >/dev/null
+	eq "$n measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/$n.plan" | sort)" \
+		"$(measured "$T/$n.gen.trace")"
+	eq "$n runs natively" 0 "$(status "$T/$n")"
+	eq "$n runs under qemu" 0 "$(status qemu-x86_64 "$T/$n")"
+	if command -v valgrind >/dev/null; then
+		eq "$n runs under valgrind" 0 "$(status valgrind --tool=none "$T/$n")"
+	fi
+}
+
+exact "$G/x86_64/loop" loop
+# one copy per pass, and eight: the same counts
+exact "$G/x86_64/loop" loop --unroll 1
+exact "$G/x86_64/loop" loop --unroll 8
+# loop: 3 blocks (1, 9999, 1); 3 + 2 x 9999 + 3 = 20004 instructions; the
+# exit syscall becomes getpid, the jnz lands on the next instruction.
+contains "loop summary" "blocks: 3 distinct, 3 emitted, 0 skipped" "$(cat "$T/loop.sum")"
+contains "loop dynamic" "dynamic instructions at T=1: 20,004" "$(cat "$T/loop.sum")"
+contains "loop kept" "kept                 10,003   50.005%" "$(cat "$T/loop.sum")"
+contains "loop rewritten" "rewritten            10,001   49.995%" "$(cat "$T/loop.sum")"
+grep -q 'mov eax, 39' "$T/loop.c" || fail "loop: syscall not turned into getpid"
+
+exact "$G/x86_64/threads" threads
+# rep strings (QEMU enters the repeat block once per iteration: 100 and 8
+# times), memory forms, nested loops, syscalls, a thread reusing a vCPU
+for g in rep memops nested syscalls threads_reuse; do
+	exact "$G/x86_64/$g" "$g"
+done
+grep -q 'rep movsb' "$T/rep.c" || fail "rep: no rep movsb kept"
+# blocks in address order: entry, the rep movsb block 100 times (once per
+# byte), the block after it, rep stosq 8 times, exit
+eq "rep plan" "1 100 1 8 1" "$(awk '{ print $3 }' "$T/rep.plan" | tr '\n' ' ' | sed 's/ $//')"
+# threads: main, thread 1 (40000 iterations), thread 2 (50000): three
+# groups of one; the workers created at main's 10001st and 30002nd of
+# 60006 block executions.
+j=$("$DBTPROF" gentest --json -o "$T/threads.c" "$T/threads.trace")
+eq "threads groups" "3" "$(jq '.groups | length' <<<"$j")"
+eq "threads sizes" "0 1 0 1 0 1" "$(jq -r '[.groups[] | .alpha, .beta] | join(" ")' <<<"$j")"
+eq "threads parents" "-1 0 0" "$(jq -r '[.groups[].parent] | join(" ")' <<<"$j")"
+eq "threads created at (x 1000)" "167 500" "$(jq -r '[.groups[1:][] | .create_at * 1000 | round] | join(" ")' <<<"$j")"
+out=$("$T/threads")
+contains "threads run" "3 threads, 150009 block executions, scale 1" "$out"
+
+# --scale 2 halves every thread's count of every block (rounded down):
+# the block main and thread 1 both run once is skipped.
+"$T/threads" --counts --scale 2 >"$T/half"
+eq "scale 2" "0x401005 4999 0x401024 0 0x40102e 9999 0x40104d 0 0x401069 19999 0x40107b 24999" \
+	"$(awk '$2 ~ /^0x4010(24|69|05|2e|4d|7b)$/ { printf "%s%s %s", s, $2, $3; s = " " }' "$T/half")"
+"$T/loop" --counts --scale 3 >"$T/third"
+eq "scale 3" "$(awk '{ print $1, int($3 / 3) }' "$T/loop.plan")" \
+	"$(awk '{ print $1, $3 }' "$T/third")"
+eq "calibrate" 0 "$(status "$T/threads" --calibrate 0.01 --quiet)"
+eq "bad scale" 2 "$(status "$T/threads" --scale 0.5)"
+
+# A program whose thread count is a parameter: main creates N workers,
+# each runs 200000/N + 1000 iterations of one loop.  Profiled at 1, 2, 4:
+# the workers' group has size 1*T + 0, its loop block (entered once less
+# than it iterates, per worker) 999*m + 200000; main's group is 0*T + 1.
+cat >"$T/w.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+static volatile unsigned long sink;
+static void *work(void *a)
+{
+	unsigned long n = (unsigned long)a;
+	for (unsigned long i = 0; i < n; i++)
+		sink += i;
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	pthread_t t[64];
+	for (int i = 0; i < 1000; i++)
+		sink += i;
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], 0, work, (void *)(200000UL / n + 1000));
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOF
+$CC -O1 -pthread -o "$T/w" "$T/w.c"
+for n in 1 2 4; do
+	"$DBTPROF" record -q -m blocks -o "$T/w$n.trace" -- "$T/w" $n
+done
+j=$("$DBTPROF" gentest --json -o "$T/wt.c" --threads-arg 1,2,4 "$T/w1.trace" "$T/w2.trace" "$T/w4.trace")
+eq "w groups" 2 "$(jq '.groups | length' <<<"$j")"
+eq "w main" "0 1 1 1 1" "$(jq -r '.groups[0] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+eq "w workers" "1 0 1 2 4" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+eq "w loop" "999 200000" "$(jq -r '.groups[1].blocks[] | select(.theta == 999) | "\(.theta) \(.delta)"' <<<"$j")"
+eq "w same with TRACE:T" "$j" "$("$DBTPROF" gentest --json -o "$T/wt.c" \
+	"$T/w1.trace:1" "$T/w2.trace:2" "$T/w4.trace:4")"
+$CC $CFLAGS_GT "$T/wt.c" -o "$T/wt"
+out=$("$T/wt" --threads 8)
+contains "w 8 threads" "9 threads" "$out"
+# 8 workers: the loop block 999 x 8 + 200000 = 207992 times in total.
+addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
+eq "w loop at 8" 207992 "$("$T/wt" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
+eq "w under qemu" 0 "$(status qemu-x86_64 "$T/wt" --threads 8)"
+
+# The naive baseline: K random blocks, one thread.
+"$DBTPROF" gentest --naive --blocks 5 --seed 7 -o "$T/naive.c" "$T/threads.trace" >"$T/naive.sum"
+contains "naive blocks" "5 emitted" "$(cat "$T/naive.sum")"
+$CC $CFLAGS_GT "$T/naive.c" -o "$T/naive"
+contains "naive runs" "1 threads" "$("$T/naive")"
+
+# Bad input: one-line errors, non-zero exits.
+eq "no -o" 2 "$(status "$DBTPROF" gentest "$T/loop.trace")"
+eq "no trace" 2 "$(status "$DBTPROF" gentest -o "$T/x.c")"
+eq "two traces, no T" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/w1.trace" "$T/w2.trace")"
+eq "bad unroll" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --unroll 3 "$T/loop.trace")"
+eq "bad threads-arg" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,x "$T/w1.trace" "$T/w2.trace")"
+"$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/loop"
+err=$("$DBTPROF" gentest -o "$T/x.c" "$T/c.trace" 2>&1 || true)
+eq "count mode" "dbtprof: $T/c.trace: a count-mode trace has no per-thread block streams; record it with --mode blocks" "$err"
+"$DBTPROF" record -q -m blocks -o "$T/a.trace" -- "$G/aarch64/loop"
+contains "aarch64" "rewriting aarch64 code is not supported yet" \
+	"$("$DBTPROF" gentest -o "$T/x.c" "$T/a.trace" 2>&1 || true)"
+eq "missing file" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/nope.trace")"
+contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
+
+# validate: the table's shape and the baseline's ratios (times are not
+# checked; the arithmetic is in the unit test); failing runs; usage.
+j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" \
+	--config "q=qemu-x86_64" --original "$G/x86_64/loop" --generated "$T/loop")
+eq "validate configs" "a q" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
+eq "validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+eq "validate fields" "true" "$(jq '.speedup > 0 and .mean_error >= 0 and (.configs[1].original_s > 0)' <<<"$j")"
+err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
+eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
+eq "validate no programs" 2 "$(status "$DBTPROF" gentest validate --original true)"
+eq "validate bad config" 2 "$(status "$DBTPROF" gentest validate --config x --original true --generated true)"
+eq "validate bad runs" 2 "$(status "$DBTPROF" gentest validate --runs 0 --original true --generated true)"
+contains "validate help" "usage: dbtprof gentest validate" "$("$DBTPROF" gentest validate --help)"
+done_ok

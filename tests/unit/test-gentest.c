@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-gentest.c - dbtprof gentest's model and x86-64 rewriter: the least
+ * squares fit; thread groups, their sizes alpha*T + beta and per-group
+ * hotness theta*m + delta on synthetic profiles with known values (a main
+ * thread, T workers, one I/O thread, at T = 1, 2 and 4); even and uneven
+ * distributions; creation points; rejected inputs; and a table of tricky
+ * instructions (memory forms, rep strings, push/pop, call/ret, div, cpuid,
+ * syscall, SSE, AVX, privileged ones) with their expected outcome, emitted
+ * as a program that is compiled (warnings are errors) and run to show each
+ * one executes safely.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dbtp/gentest.h"
+#include "dbtp/trace.h"
+#include "t.h"
+
+#define CHECK_NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) < 1e-9)
+
+static char dir[] = "/tmp/dbtp-gentest.XXXXXX";
+
+static void test_fit(void)
+{
+	double x[] = {1, 2, 4}, y[] = {3, 5, 9}, a, b;
+	double x1[] = {2, 2}, y1[] = {10, 14};
+
+	dbtp_gt_fit(x, y, 3, 0, &a, &b);
+	CHECK_EQ(a, 2);
+	CHECK_EQ(b, 1);
+	CHECK(a == 2 && b == 1);
+	/* all x equal: through 0 gives the mean slope, else the mean */
+	dbtp_gt_fit(x1, y1, 2, 1, &a, &b);
+	CHECK(a == 6 && b == 0);
+	dbtp_gt_fit(x1, y1, 2, 0, &a, &b);
+	CHECK(a == 0 && b == 12);
+	/* least squares, not interpolation: (0,0) (1,1) (2,1) */
+	{
+		double xs[] = {0, 1, 2}, ys[] = {0, 1, 1};
+
+		dbtp_gt_fit(xs, ys, 3, 0, &a, &b);
+		CHECK_NEAR(a, 0.5);
+		CHECK_NEAR(b, 1.0 / 6);
+	}
+}
+
+/* A one-instruction-ish block at @va: "dec ecx" padded with nops to be
+ * unique per address. */
+static uint32_t add_block(dbtp_writer *w, uint64_t va)
+{
+	static const uint8_t code[] = {0xff, 0xc9, 0x90};
+	static const uint8_t sizes[] = {2, 1};
+	dbtp_err err = {0};
+	uint32_t id = 0;
+
+	CHECK(!dbtp_writer_block(w, va, 2, sizes, code, 0, va, &id, &err));
+	return id;
+}
+
+static void exec_n(dbtp_writer *w, uint32_t th, uint32_t b, uint64_t n)
+{
+	dbtp_err err = {0};
+
+	for (uint64_t i = 0; i < n; i++)
+		CHECK(!dbtp_writer_exec(w, th, b, &err));
+}
+
+static void clone_ret(dbtp_writer *w, uint32_t parent, uint32_t child)
+{
+	uint64_t args[6] = {0x50f00, 0, 0, 0, 0, 0};
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_writer_syscall(w, parent, 56, args, &err));
+	CHECK(!dbtp_writer_sysret(w, parent, 56, 1000 + child, &err));
+}
+
+/*
+ * A program with thread parameter T: main runs A 100 times, creates T
+ * workers after 25 and the I/O thread after 50; the workers share
+ * 50 * T + 20 executions of W evenly (so theta = 50, delta = 20); the I/O
+ * thread runs IO 30 times.
+ */
+static void write_profile(const char *path, unsigned T)
+{
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	uint32_t a, wk, io;
+	uint64_t total = 50 * T + 20;
+
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+	io = add_block(w, 0x403000);
+	exec_n(w, 0, a, 25);
+	for (unsigned i = 1; i <= T; i++)
+		clone_ret(w, 0, i);
+	exec_n(w, 0, a, 25);
+	clone_ret(w, 0, T + 1);
+	for (unsigned i = 1; i <= T; i++)
+		exec_n(w, i, wk, total * i / T - total * (i - 1) / T);
+	exec_n(w, T + 1, io, 30);
+	for (unsigned i = 1; i <= T + 1; i++)
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+	exec_n(w, 0, a, 50);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
+static dbtp_gt_model *model_of(const char *const *paths, const double *T, int n)
+{
+	dbtp_gt_model *m = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_gt_model_new(&m, &err));
+	for (int i = 0; i < n; i++) {
+		dbtp_trace *t = NULL;
+
+		CHECK(!dbtp_trace_open(&t, paths[i], &err));
+		CHECK(!dbtp_gt_model_add(m, t, paths[i], T[i], &err));
+		dbtp_trace_close(t);
+	}
+	CHECK(!dbtp_gt_model_finish(m, &err));
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	return m;
+}
+
+static const struct dbtp_gt_group *group_at(const dbtp_gt_model *m,
+					    uint64_t vaddr)
+{
+	for (uint32_t g = 0; g < dbtp_gt_model_ngroups(m); g++) {
+		const struct dbtp_gt_group *gr = dbtp_gt_model_group(m, g);
+
+		if (gr->nhot == 1 &&
+		    dbtp_gt_model_block(m, gr->hot[0].block)->vaddr == vaddr)
+			return gr;
+	}
+	return NULL;
+}
+
+static void test_groups(void)
+{
+	char p1[64], p2[64], p4[64];
+	const char *paths[3] = {p1, p2, p4};
+	double T[3] = {1, 2, 4};
+	const struct dbtp_gt_group *gm, *gw, *gi;
+	dbtp_gt_model *m;
+	uint64_t sum = 0;
+
+	snprintf(p1, sizeof(p1), "%s/t1.trace", dir);
+	snprintf(p2, sizeof(p2), "%s/t2.trace", dir);
+	snprintf(p4, sizeof(p4), "%s/t4.trace", dir);
+	write_profile(p1, 1);
+	write_profile(p2, 2);
+	write_profile(p4, 4);
+	m = model_of(paths, T, 3);
+	CHECK_EQ(dbtp_gt_model_nprofiles(m), 3);
+	CHECK_EQ(dbtp_gt_model_nblocks(m), 3);
+	CHECK_EQ(dbtp_gt_model_ngroups(m), 3);
+	gm = group_at(m, 0x401000);
+	gw = group_at(m, 0x402000);
+	gi = group_at(m, 0x403000);
+	CHECK(gm && gw && gi);
+	if (!gm || !gw || !gi)
+		goto out;
+	CHECK(gm == dbtp_gt_model_group(m, 0));
+	/* sizes: main 0*T + 1, workers 1*T + 0, I/O 0*T + 1 */
+	CHECK(gm->alpha == 0 && gm->beta == 1);
+	CHECK(gw->alpha == 1 && gw->beta == 0);
+	CHECK(gi->alpha == 0 && gi->beta == 1);
+	CHECK_EQ(gw->sizes[0], 1);
+	CHECK_EQ(gw->sizes[1], 2);
+	CHECK_EQ(gw->sizes[2], 4);
+	CHECK_EQ(dbtp_gt_size(gw, 8), 8);
+	CHECK_EQ(dbtp_gt_size(gm, 8), 1);
+	/* hotness: W = 50 m + 20, A = 100 (one thread), IO = 30 */
+	CHECK(gw->hot[0].theta == 50 && gw->hot[0].delta == 20);
+	CHECK(gm->hot[0].theta == 100 && gm->hot[0].delta == 0);
+	CHECK(gi->hot[0].theta == 30 && gi->hot[0].delta == 0);
+	/* 8 workers: 420 split evenly 52 or 53, adding up exactly */
+	CHECK(gw->even);
+	for (uint64_t i = 0; i < 8; i++) {
+		uint64_t c = dbtp_gt_count(gw, &gw->hot[0], 8, i);
+
+		CHECK(c == 52 || c == 53);
+		sum += c;
+	}
+	CHECK_EQ(sum, 420);
+	/* activity: workers created by main at 25/100, I/O at 50/100 */
+	CHECK_EQ(gw->parent, 0);
+	CHECK_EQ(gi->parent, 0);
+	CHECK_EQ(gm->parent, -1);
+	CHECK_NEAR(gw->create_at, 0.25);
+	CHECK_NEAR(gi->create_at, 0.5);
+	CHECK(gw->join_at >= gw->create_at && gw->join_at <= 1);
+	CHECK(gi->join_at >= gi->create_at && gi->join_at <= 1);
+out:
+	dbtp_gt_model_free(m);
+}
+
+/* One profile, two workers running W @c0 and @c1 times. */
+static dbtp_gt_model *two_workers(uint64_t c0, uint64_t c1)
+{
+	char p[64];
+	const char *paths[1] = {p};
+	double T[1] = {2};
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	uint32_t a, wk;
+
+	snprintf(p, sizeof(p), "%s/w.trace", dir);
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+	exec_n(w, 0, a, 10);
+	clone_ret(w, 0, 1);
+	clone_ret(w, 0, 2);
+	exec_n(w, 1, wk, c0);
+	exec_n(w, 2, wk, c1);
+	exec_n(w, 0, a, 10);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	return model_of(paths, T, 1);
+}
+
+static void test_distribution(void)
+{
+	dbtp_gt_model *m = two_workers(70, 30);
+	const struct dbtp_gt_group *g = group_at(m, 0x402000);
+
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(!g->even);
+		CHECK_EQ(g->nshares, 2);
+		CHECK_NEAR(g->shares[0], 0.7);
+		CHECK_NEAR(g->shares[1], 0.3);
+		/* one profile: theta = 100 / 2, delta = 0 */
+		CHECK(g->hot[0].theta == 50 && g->hot[0].delta == 0);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 2, 0), 70);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 2, 1), 30);
+		/* four threads: 50 x 4 = 200 along the same curve, 35% 35%
+		 * 15% 15% */
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 4, 0), 70);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 4, 1), 70);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 4, 2), 30);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 4, 3), 30);
+		CHECK_NEAR(g->create_at, 0.5);
+	}
+	dbtp_gt_model_free(m);
+	/* within 10% of 1/m: even */
+	m = two_workers(52, 48);
+	g = group_at(m, 0x402000);
+	CHECK(g && g->even);
+	if (g) {
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 2, 0), 50);
+		CHECK_EQ(dbtp_gt_count(g, &g->hot[0], 2, 1), 50);
+	}
+	dbtp_gt_model_free(m);
+}
+
+static void test_rejects(void)
+{
+	char p[64];
+	dbtp_writer *w = NULL;
+	dbtp_gt_model *m = NULL;
+	dbtp_trace *t = NULL;
+	dbtp_err err = {0};
+	uint32_t id;
+	static const uint8_t code[] = {0x90};
+	static const uint8_t sizes[] = {1};
+
+	snprintf(p, sizeof(p), "%s/c.trace", dir);
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_COUNT, 0,
+				&err));
+	CHECK(!dbtp_writer_block(w, 0x1000, 1, sizes, code, 0, 0, &id, &err));
+	CHECK(!dbtp_writer_count(w, id, 5, &err));
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	CHECK(!dbtp_gt_model_new(&m, &err));
+	CHECK(!dbtp_trace_open(&t, p, &err));
+	CHECK(dbtp_gt_model_add(m, t, "c.trace", 1, &err) == -1);
+	CHECK(strstr(err.msg, "count-mode") != NULL);
+	dbtp_trace_close(t);
+	/* no profile */
+	CHECK(dbtp_gt_model_finish(m, &err) == -1);
+	dbtp_gt_model_free(m);
+	/* AArch64 rewriting is not there yet */
+	{
+		dbtp_gt_rw *rw = NULL;
+
+		CHECK(dbtp_gt_rw_open(&rw, DBTP_ARCH_AARCH64, &err) == -1);
+		CHECK(rw == NULL);
+	}
+}
+
+/* --- the tricky instruction table -------------------------------------- */
+
+struct tricky {
+	const char *name;
+	uint8_t len;
+	uint8_t bytes[15];
+	int outcome;
+	int avx;
+};
+
+static const struct tricky table[] = {
+    {"mov rax, [rbx+rcx*8+0x10]", 5, {0x48, 0x8b, 0x44, 0xcb, 0x10}, 1, 0},
+    {"mov [rsp+8], rdi", 5, {0x48, 0x89, 0x7c, 0x24, 0x08}, 1, 0},
+    {"mov rax, [rip+0x1000]",
+     7,
+     {0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00},
+     1,
+     0},
+    {"mov rax, fs:[0x28]",
+     9,
+     {0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00},
+     1,
+     0},
+    {"movabs rax, [0x1122334455667788]",
+     10,
+     {0x48, 0xa1, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11},
+     1,
+     0},
+    {"add qword ptr [rax], 1", 4, {0x48, 0x83, 0x00, 0x01}, 1, 0},
+    {"lock xadd [rdi], eax", 4, {0xf0, 0x0f, 0xc1, 0x07}, 1, 0},
+    {"mov r15, rax", 3, {0x49, 0x89, 0xc7}, 1, 0},
+    {"mov rax, [r15+8]", 4, {0x49, 0x8b, 0x47, 0x08}, 1, 0},
+    {"bt [rax], rcx", 4, {0x48, 0x0f, 0xa3, 0x08}, 1, 0},
+    {"cmpxchg16b [rdi]", 4, {0x48, 0x0f, 0xc7, 0x0f}, 1, 0},
+    {"mov [rbx+rsi*2+8], ch", 4, {0x88, 0x6c, 0x73, 0x08}, 1, 0},
+    {"add ah, byte [rip+0x40]", 6, {0x02, 0x25, 0x40, 0x00, 0x00, 0x00}, 1, 0},
+    {"lea rax, [rip+0x10]",
+     7,
+     {0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00},
+     0,
+     0},
+    {"nop dword [rax+rax]", 5, {0x0f, 0x1f, 0x44, 0x00, 0x00}, 0, 0},
+    {"rep movsb", 2, {0xf3, 0xa4}, 1, 0},
+    {"rep stosq", 3, {0xf3, 0x48, 0xab}, 1, 0},
+    {"repne scasb", 2, {0xf2, 0xae}, 1, 0},
+    {"lodsb", 1, {0xac}, 1, 0},
+    {"xlatb", 1, {0xd7}, 1, 0},
+    {"push rax", 1, {0x50}, 0, 0},
+    {"pop rbx", 1, {0x5b}, 0, 0},
+    {"push qword [rax]", 2, {0xff, 0x30}, 1, 0},
+    {"pop qword [rax]", 2, {0x8f, 0x00}, 1, 0},
+    {"pushfq", 1, {0x9c}, 0, 0},
+    {"popfq", 1, {0x9d}, 1, 0},
+    {"pop rsp", 1, {0x5c}, 1, 0},
+    {"mov rsp, rbp", 3, {0x48, 0x89, 0xec}, 1, 0},
+    {"sub rsp, 0x28", 4, {0x48, 0x83, 0xec, 0x28}, 0, 0},
+    {"enter 16, 0", 4, {0xc8, 0x10, 0x00, 0x00}, 0, 0},
+    {"leave", 1, {0xc9}, 1, 0},
+    {"call rel32", 5, {0xe8, 0x00, 0x01, 0x00, 0x00}, 1, 0},
+    {"call rax", 2, {0xff, 0xd0}, 1, 0},
+    {"call [rip+0x100]", 6, {0xff, 0x15, 0x00, 0x01, 0x00, 0x00}, 1, 0},
+    {"ret", 1, {0xc3}, 1, 0},
+    {"ret 8", 3, {0xc2, 0x08, 0x00}, 1, 0},
+    {"jmp rax", 2, {0xff, 0xe0}, 1, 0},
+    {"jmp [rax*8+0x1000]", 7, {0xff, 0x24, 0xc5, 0x00, 0x10, 0x00, 0x00}, 1, 0},
+    {"jne self", 2, {0x75, 0xfe}, 1, 0},
+    {"jmp rel32", 5, {0xe9, 0x00, 0x10, 0x00, 0x00}, 1, 0},
+    {"loop self", 2, {0xe2, 0xfe}, 1, 0},
+    {"jrcxz self", 2, {0xe3, 0xfe}, 1, 0},
+    {"div rcx", 3, {0x48, 0xf7, 0xf1}, 1, 0},
+    {"idiv dword [rax]", 2, {0xf7, 0x38}, 1, 0},
+    {"div cl", 2, {0xf6, 0xf1}, 1, 0},
+    {"idiv bx", 3, {0x66, 0xf7, 0xfb}, 1, 0},
+    {"idiv rdx", 3, {0x48, 0xf7, 0xfa}, 1, 0},
+    {"cpuid", 2, {0x0f, 0xa2}, 1, 0},
+    {"syscall", 2, {0x0f, 0x05}, 1, 0},
+    {"rdtsc", 2, {0x0f, 0x31}, 0, 0},
+    {"std", 1, {0xfd}, 0, 0},
+    {"movaps xmm0, [rax]", 3, {0x0f, 0x28, 0x00}, 1, 0},
+    {"addps xmm1, xmm0", 3, {0x0f, 0x58, 0xc8}, 0, 0},
+    {"divsd xmm0, xmm1", 4, {0xf2, 0x0f, 0x5e, 0xc1}, 0, 0},
+    {"sqrtsd xmm0, [rsi]", 4, {0xf2, 0x0f, 0x51, 0x06}, 1, 0},
+    {"ldmxcsr [rax]", 3, {0x0f, 0xae, 0x10}, 1, 0},
+    {"fldcw [rax]", 2, {0xd9, 0x28}, 1, 0},
+    {"fld tbyte [rax]", 2, {0xdb, 0x28}, 1, 0},
+    {"fdiv st0, st1", 2, {0xd8, 0xf1}, 0, 0},
+    {"fxsave [rax]", 3, {0x0f, 0xae, 0x00}, 1, 0},
+    {"fxrstor [rax]", 3, {0x0f, 0xae, 0x08}, 1, 0},
+    {"vmovaps ymm0, [rax]", 4, {0xc5, 0xfc, 0x28, 0x00}, 1, 1},
+    {"vaddps ymm1, ymm0, ymm2", 4, {0xc5, 0xfc, 0x58, 0xca}, 0, 1},
+    {"vmovdqu ymm3, [rsp+rax*2+0x44]",
+     6,
+     {0xc5, 0xfe, 0x6f, 0x5c, 0x44, 0x44},
+     1,
+     1},
+    {"hlt", 1, {0xf4}, 2, 0},
+    {"int3", 1, {0xcc}, 2, 0},
+    {"ud2", 2, {0x0f, 0x0b}, 2, 0},
+    {"in al, dx", 1, {0xec}, 2, 0},
+    {"cli", 1, {0xfa}, 2, 0},
+    {"mov ds, ax", 2, {0x8e, 0xd8}, 2, 0},
+    {"wrmsr", 2, {0x0f, 0x30}, 2, 0},
+    {"xsave [rdi]", 3, {0x0f, 0xae, 0x27}, 2, 0},
+    {"int 0x80", 2, {0xcd, 0x80}, 2, 0},
+};
+
+#define NTRICKY (sizeof(table) / sizeof(*table))
+
+static int run(const char *cmd)
+{
+	int s = system(cmd);
+
+	return WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
+}
+
+static void test_tricky(void)
+{
+	char p[64], c[64], x[64], cmd[256];
+	const char *paths[1] = {p};
+	double T[1] = {1};
+	int avx = __builtin_cpu_supports("avx");
+	struct dbtp_gt_emit_opts o = {0};
+	struct dbtp_gt_summary sum;
+	dbtp_writer *w = NULL;
+	dbtp_gt_model *m;
+	dbtp_gt_rw *rw = NULL;
+	dbtp_err err = {0};
+	uint32_t id[NTRICKY];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/tricky.trace", dir);
+	snprintf(c, sizeof(c), "%s/tricky.c", dir);
+	snprintf(x, sizeof(x), "%s/tricky", dir);
+	/* Outcomes, instruction by instruction. */
+	CHECK(!dbtp_gt_rw_open(&rw, DBTP_ARCH_X86_64, &err));
+	for (size_t i = 0; i < NTRICKY; i++) {
+		struct dbtp_gt_rw_stats st;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *tf = open_memstream(&text, &len),
+		     *sf = fopen("/dev/null", "w");
+
+		CHECK(!dbtp_gt_rw_block(rw, (uint32_t)i, table[i].bytes,
+					table[i].len, 1, NULL,
+					0x401000 + 64 * i, tf, sf, &st, &err));
+		fclose(tf);
+		fclose(sf);
+		if (st.n[table[i].outcome] != 1)
+			fprintf(stderr, "%s: outcome %d %d %d\n%s",
+				table[i].name, st.n[0], st.n[1], st.n[2], text);
+		CHECK_EQ(st.n[table[i].outcome], 1);
+		CHECK_EQ(st.uses_avx, table[i].avx);
+		free(text);
+	}
+	/* A block whose last instruction the trace holds only in part: it
+	 * alone is dropped, and a jmp keeps the block's end a block end. */
+	{
+		static const uint8_t code[] = {0x90, 0x48, 0x8b};
+		static const uint8_t sizes[] = {1, 2};
+		struct dbtp_gt_rw_stats st;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *tf = open_memstream(&text, &len);
+		FILE *sf = fopen("/dev/null", "w");
+
+		CHECK(!dbtp_gt_rw_block(rw, 999, code, 3, 2, sizes, 0x401000,
+					tf, sf, &st, &err));
+		CHECK(dbtp_gt_rw_block(rw, 998, code, 3, 2, NULL, 0x401000, tf,
+				       sf, &st, &err) == -1);
+		fclose(tf);
+		fclose(sf);
+		CHECK(
+		    strstr(text, "# dropped: undecodable\n\tjmp .Lg999_2\n") !=
+		    NULL);
+		free(text);
+	}
+	dbtp_gt_rw_close(rw);
+	/* The whole table as one program, each block run 3 times. */
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	for (size_t i = 0; i < NTRICKY; i++) {
+		uint8_t sz[1] = {table[i].len};
+
+		if (table[i].avx && !avx)
+			continue;
+		CHECK(!dbtp_writer_block(w, 0x401000 + 64 * i, 1, sz,
+					 table[i].bytes, 0, 0, &id[i], &err));
+		exec_n(w, 0, id[i], 3);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 1);
+	f = fopen(c, "w");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	CHECK(!dbtp_gt_emit(m, &o, f, &sum, &err));
+	fclose(f);
+	CHECK_EQ(sum.skipped, 0);
+	dbtp_gt_summary_free(&sum);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s", c, x);
+	CHECK_EQ(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s --quiet", x);
+	CHECK_EQ(run(cmd), 0);
+	/* scaled by 2: every count 3 -> 1 */
+	snprintf(cmd, sizeof(cmd), "%s --quiet --scale 2", x);
+	CHECK_EQ(run(cmd), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
+static void test_vstats(void)
+{
+	double o[] = {10, 20, 30, 15}, g[] = {1, 2.2, 2.7, 1.5};
+	double o2[] = {1, 2, 3}, g2[] = {3, 2, 1}, g3[] = {1, 1, 1};
+	struct dbtp_gt_vstats v;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_gt_vstats(o, g, 4, &v, &err));
+	CHECK_NEAR(v.ratio_orig[2], 3);
+	CHECK_NEAR(v.ratio_gen[1], 2.2);
+	CHECK_NEAR(v.error[0], 0);
+	CHECK_NEAR(v.error[1], 0.1);
+	CHECK_NEAR(v.error[2], 0.1);
+	CHECK_NEAR(v.error[3], 0);
+	CHECK_NEAR(v.mean_error, 0.2 / 3);
+	CHECK_NEAR(v.spearman, 1);
+	CHECK_NEAR(v.speedup, 75 / 7.4);
+	dbtp_gt_vstats_free(&v);
+	/* reversed order: -1; no spread: NAN */
+	CHECK(!dbtp_gt_vstats(o2, g2, 3, &v, &err));
+	CHECK_NEAR(v.spearman, -1);
+	dbtp_gt_vstats_free(&v);
+	CHECK(!dbtp_gt_vstats(o2, g3, 3, &v, &err));
+	CHECK(isnan(v.spearman));
+	CHECK_NEAR(v.mean_error, (0.5 + 2.0 / 3) / 2);
+	dbtp_gt_vstats_free(&v);
+	/* ties share their mean rank: ranks 1.5 1.5 3 against 1 2 3 */
+	{
+		double a[] = {1, 1, 2}, b[] = {1, 2, 3};
+
+		CHECK(!dbtp_gt_vstats(a, b, 3, &v, &err));
+		CHECK_NEAR(v.spearman, sqrt(3) / 2);
+		dbtp_gt_vstats_free(&v);
+	}
+	CHECK(dbtp_gt_vstats(o, g, 0, &v, &err) == -1);
+	g3[1] = 0;
+	CHECK(dbtp_gt_vstats(o2, g3, 3, &v, &err) == -1);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_fit();
+	test_groups();
+	test_distribution();
+	test_rejects();
+	test_tricky();
+	test_vstats();
+	snprintf(cmd, sizeof(cmd), "%s %s",
+		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+	return T_DONE();
+}
