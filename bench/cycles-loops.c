@@ -141,12 +141,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (i = 0; i < b->ninsns; i++)
-			fprintf(f, "%s\n", dbtp_timing_text(tm, forms[i], lens[i]));
+			fprintf(f, "%s\n",
+				dbtp_timing_text(tm, forms[i], lens[i]));
 		fclose(f);
-		printf("%u 0x%llx %u %llu %llu\n", b->id,
-		       (unsigned long long)b->vaddr, b->ninsns,
-		       (unsigned long long)loop_cycles(tm, to.arch, b, iters, 0),
-		       (unsigned long long)loop_cycles(tm, to.arch, b, iters, 1));
+		printf(
+		    "%u 0x%llx %u %llu %llu\n", b->id,
+		    (unsigned long long)b->vaddr, b->ninsns,
+		    (unsigned long long)loop_cycles(tm, to.arch, b, iters, 0),
+		    (unsigned long long)loop_cycles(tm, to.arch, b, iters, 1));
 		shown++;
 	}
 	free(hot);
