@@ -67,12 +67,8 @@ static const char usage_text[] =
     "      --cache-dir DIR  where timing tables are cached (default\n"
     "                       $DBTPROF_CACHE_DIR, $XDG_CACHE_HOME/dbtprof or\n"
     "                       ~/.cache/dbtprof)\n"
-    "      --no-cache       neither read nor write the cached table\n"
-    "      --cache          add a cache model: loads go through an L1D\n"
-    "                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n"
-    "                       an L1 miss adds 10 cycles, an L2 miss 40\n"
-    "      --cache-penalty L2,MEM  those two penalties (implies --cache)\n"
-    "      --json           everything as JSON\n"
+    "      --no-cache       neither read nor write the cached "
+    "table\n" MODEL_HELP "      --json           everything as JSON\n"
     "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
     "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
     "  -h, --help           this text\n";
@@ -257,7 +253,8 @@ static void print_text(struct report *r)
 	const struct dbtp_cpu_params *cpu = dbtp_timing_cpu(r->tm);
 	struct dbtp_timing_stats ts;
 	struct dbtp_cycles_counts tot;
-	char n1[32], n2[32], n3[32], nm[160];
+	char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32], n7[32], n8[32];
+	char nm[160];
 	uint32_t nth = dbtp_cycles_nthreads(r->c);
 	uint64_t forms, untimed;
 
@@ -308,6 +305,9 @@ static void print_text(struct report *r)
 	printf("  ready, resources busy                %16s "
 	       "instruction-cycles\n",
 	       fmt_u64(tot.stall[DBTP_STALL_PORT], n1));
+	if (r->o.bpred)
+		printf("  dispatch held, branch mispredicted   %16s cycles\n",
+		       fmt_u64(tot.stall[DBTP_STALL_BRANCH], n1));
 	printf("\nMemory: %s loads, %s stores, %s loads after an overlapping "
 	       "older store\n",
 	       fmt_u64(tot.loads, n1), fmt_u64(tot.stores, n2),
@@ -317,6 +317,25 @@ static void print_text(struct report *r)
 		       "missed L2 too (+%u cycles)\n",
 		       fmt_u64(tot.l1_misses, n1), r->o.l2_penalty,
 		       fmt_u64(tot.l2_misses, n2), r->o.mem_penalty);
+	if (r->o.bpred) {
+		uint64_t nb = 0, nm = 0;
+
+		for (int k = 0; k < DBTP_BPK_N; k++) {
+			nb += tot.branches[k];
+			nm += tot.mispredicts[k];
+		}
+		printf("Branch predictor: %s branches predicted, %s "
+		       "mispredicted (%.2f%%; conditional %s of %s, indirect "
+		       "%s of %s, returns %s of %s), +%u cycles each\n",
+		       fmt_u64(nb, n1), fmt_u64(nm, n2), 100 * ratio(nm, nb),
+		       fmt_u64(tot.mispredicts[DBTP_BPK_COND], n3),
+		       fmt_u64(tot.branches[DBTP_BPK_COND], n4),
+		       fmt_u64(tot.mispredicts[DBTP_BPK_INDIRECT], n5),
+		       fmt_u64(tot.branches[DBTP_BPK_INDIRECT], n6),
+		       fmt_u64(tot.mispredicts[DBTP_BPK_RETURN], n7),
+		       fmt_u64(tot.branches[DBTP_BPK_RETURN], n8),
+		       dbtp_cycles_mispredict_penalty(r->c));
+	}
 	if (tot.mem_mismatch)
 		printf("  %s block executions whose memory events did not "
 		       "match their memory instructions\n",
@@ -388,6 +407,15 @@ static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
 	json_u64(j, "register", c->stall[DBTP_STALL_REG]);
 	json_u64(j, "memory", c->stall[DBTP_STALL_MEM]);
 	json_u64(j, "resources", c->stall[DBTP_STALL_PORT]);
+	json_u64(j, "branch_mispredict", c->stall[DBTP_STALL_BRANCH]);
+	json_close_obj(j);
+	json_obj(j, "branches");
+	json_u64(j, "conditional", c->branches[DBTP_BPK_COND]);
+	json_u64(j, "indirect", c->branches[DBTP_BPK_INDIRECT]);
+	json_u64(j, "return", c->branches[DBTP_BPK_RETURN]);
+	json_u64(j, "conditional_mispredicted", c->mispredicts[DBTP_BPK_COND]);
+	json_u64(j, "indirect_mispredicted", c->mispredicts[DBTP_BPK_INDIRECT]);
+	json_u64(j, "return_mispredicted", c->mispredicts[DBTP_BPK_RETURN]);
 	json_close_obj(j);
 	json_obj(j, "resource_cycles");
 	for (unsigned i = 0; i < cpu->nres; i++)
@@ -414,6 +442,12 @@ static void print_json(struct report *r)
 	json_str(&j, "llvm", dbtp_timing_llvm_version(r->tm));
 	json_str(&j, "alias", alias_name(r->o.alias));
 	json_bool(&j, "cache_model", r->o.cache);
+	json_bool(&j, "branch_predictor", r->o.bpred);
+	if (r->o.bpred)
+		json_u64(&j, "mispredict_penalty",
+			 dbtp_cycles_mispredict_penalty(r->c));
+	else
+		json_null(&j, "mispredict_penalty");
 	json_u64(&j, "dispatch_width", cpu->dispatch);
 	json_u64(&j, "rob_size", cpu->rob);
 	json_u64(&j, "scheduler_size", cpu->sched);
@@ -815,8 +849,6 @@ int cmd_cycles(int argc, char **argv)
 		O_CDIR,
 		O_NOCACHE,
 		O_JSON,
-		O_CACHE,
-		O_PENALTY,
 		O_WINDOW,
 		O_TIMELINE,
 		O_CHROME,
@@ -833,8 +865,7 @@ int cmd_cycles(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, O_CDIR},
 	    {"no-cache", no_argument, NULL, O_NOCACHE},
 	    {"json", no_argument, NULL, O_JSON},
-	    {"cache", no_argument, NULL, O_CACHE},
-	    {"cache-penalty", required_argument, NULL, O_PENALTY},
+	    MODEL_LONG_OPTIONS,
 	    {"window", required_argument, NULL, O_WINDOW},
 	    {"timeline", required_argument, NULL, O_TIMELINE},
 	    {"chrome-trace", required_argument, NULL, O_CHROME},
@@ -902,27 +933,6 @@ int cmd_cycles(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
-		case O_CACHE:
-			r.o.cache = 1;
-			break;
-		case O_PENALTY: {
-			unsigned a, b;
-			int used = 0;
-
-			if (sscanf(optarg, "%u,%u%n", &a, &b, &used) != 2 ||
-			    optarg[used] || a > 10000 || b > 10000) {
-				free((void *)ro.env);
-				return usage_error(
-				    "cycles",
-				    "--cache-penalty wants L2,MEM "
-				    "cycles, not '%s'",
-				    optarg);
-			}
-			r.o.cache = 1;
-			r.o.l2_penalty = a;
-			r.o.mem_penalty = b;
-			break;
-		}
 		case O_WINDOW:
 		case O_TIMELINE: {
 			unsigned long long a, b;
@@ -999,7 +1009,10 @@ int cmd_cycles(int argc, char **argv)
 			free((void *)ro.env);
 			return 0;
 		default: {
-			int k = run_option("cycles", c, optarg, &ro);
+			int k = model_option("cycles", c, optarg, &r.o);
+
+			if (!k)
+				k = run_option("cycles", c, optarg, &ro);
 
 			if (k > 0)
 				break;
@@ -1011,10 +1024,7 @@ int cmd_cycles(int argc, char **argv)
 		}
 		}
 	}
-	if (r.o.cache && !r.o.l2_penalty && !r.o.mem_penalty) {
-		r.o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
-		r.o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
-	}
+	model_defaults(&r.o);
 	live = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (optind >= argc || (!live && optind + 1 != argc)) {
 		free((void *)ro.env);

@@ -39,12 +39,8 @@ static const char usage_text[] =
     "      --alias MODE     addr (default), none or all (see cycles)\n"
     "  -n, --top N          functions to list (default 10)\n"
     "      --cache-dir DIR  timing-table cache directory\n"
-    "      --no-cache       neither read nor write the cached table\n"
-    "      --cache          add a cache model: loads go through an L1D\n"
-    "                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n"
-    "                       an L1 miss adds 10 cycles, an L2 miss 40\n"
-    "      --cache-penalty L2,MEM  those two penalties (implies --cache)\n"
-    "      --json           everything as JSON\n"
+    "      --no-cache       neither read nor write the cached "
+    "table\n" MODEL_HELP "      --json           everything as JSON\n"
     "Live runs also take: --cpu MODEL, --qemu PATH, --sysroot DIR,\n"
     "  --keep-env, -e VAR=VAL, --plugin PATH (see dbtprof record --help)\n"
     "  -h, --help           this text\n";
@@ -361,8 +357,6 @@ int cmd_diff(int argc, char **argv)
 		O_CDIR,
 		O_NOCACHE,
 		O_JSON,
-		O_CACHE,
-		O_PENALTY
 	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
@@ -371,8 +365,7 @@ int cmd_diff(int argc, char **argv)
 	    {"cache-dir", required_argument, NULL, O_CDIR},
 	    {"no-cache", no_argument, NULL, O_NOCACHE},
 	    {"json", no_argument, NULL, O_JSON},
-	    {"cache", no_argument, NULL, O_CACHE},
-	    {"cache-penalty", required_argument, NULL, O_PENALTY},
+	    MODEL_LONG_OPTIONS,
 	    {"qemu", required_argument, NULL, 'Q'},
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"sysroot", required_argument, NULL, 'L'},
@@ -428,33 +421,15 @@ int cmd_diff(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
-		case O_CACHE:
-			d.o.cache = 1;
-			break;
-		case O_PENALTY: {
-			unsigned a, b;
-			int used = 0;
-
-			if (sscanf(optarg, "%u,%u%n", &a, &b, &used) != 2 ||
-			    optarg[used] || a > 10000 || b > 10000) {
-				free((void *)ro.env);
-				return usage_error(
-				    "diff",
-				    "--cache-penalty wants L2,MEM "
-				    "cycles, not '%s'",
-				    optarg);
-			}
-			d.o.cache = 1;
-			d.o.l2_penalty = a;
-			d.o.mem_penalty = b;
-			break;
-		}
 		case 'h':
 			fputs(usage_text, stdout);
 			free((void *)ro.env);
 			return 0;
 		default: {
-			int k = run_option("diff", c, optarg, &ro);
+			int k = model_option("diff", c, optarg, &d.o);
+
+			if (!k)
+				k = run_option("diff", c, optarg, &ro);
 
 			if (k > 0)
 				break;
@@ -466,10 +441,7 @@ int cmd_diff(int argc, char **argv)
 		}
 		}
 	}
-	if (d.o.cache && !d.o.l2_penalty && !d.o.mem_penalty) {
-		d.o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
-		d.o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
-	}
+	model_defaults(&d.o);
 	live = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (!live) {
 		if (optind + 2 != argc) {

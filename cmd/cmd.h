@@ -55,6 +55,40 @@ struct dbtp_run_opts;
 int run_option(const char *cmd, int c, const char *arg,
 	       struct dbtp_run_opts *o);
 
+struct dbtp_cycles_opts;
+/* Options of the cycle model that cycles and diff share (option codes
+ * for their getopt tables, the help lines, the parser). */
+enum { MO_CACHE = 0x1100, MO_CACHE_PENALTY, MO_BPRED, MO_MISPREDICT };
+#define MODEL_LONG_OPTIONS                                                     \
+	{"cache", no_argument, NULL, MO_CACHE},                                \
+	    {"cache-penalty", required_argument, NULL, MO_CACHE_PENALTY},      \
+	    {"branch-predictor", no_argument, NULL, MO_BPRED},                 \
+	{                                                                      \
+		"mispredict-penalty", required_argument, NULL, MO_MISPREDICT   \
+	}
+#define MODEL_HELP                                                             \
+	"      --cache          add a cache model: loads go through an L1D\n"  \
+	"                       (32K, 8-way) and L2 (1M, 16-way) per "         \
+	"thread;\n"                                                            \
+	"                       an L1 miss adds 10 cycles, an L2 miss 40\n"    \
+	"      --cache-penalty L2,MEM  those two penalties (implies "          \
+	"--cache)\n"                                                           \
+	"      --branch-predictor  add a branch predictor (gshare, indirect\n" \
+	"                       targets, return stack); after a "              \
+	"misprediction\n"                                                      \
+	"                       dispatch resumes a penalty after the branch\n" \
+	"                       has executed (the CPU's LLVM model's, "        \
+	"13-14)\n"                                                             \
+	"      --mispredict-penalty N  that penalty (implies "                 \
+	"--branch-predictor)\n"
+/**
+ * model_option() - apply one of the MODEL_LONG_OPTIONS to @o.  Returns 1
+ * if @c was one of them, 0 if not, -1 after a usage error message.
+ */
+int model_option(const char *cmd, int c, const char *arg,
+		 struct dbtp_cycles_opts *o);
+/** model_defaults() - fill in the cache penalties --cache implies. */
+void model_defaults(struct dbtp_cycles_opts *o);
 /** write_file() - create @path with @len bytes of @p; prints the error. */
 int write_file(const char *path, const void *p, size_t len);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dbtp/cycles.h"
 #include "dbtp/run.h"
 
 void error(const char *fmt, ...)
@@ -314,4 +315,54 @@ void json_null(struct json *j, const char *key)
 {
 	json_key(j, key);
 	fputs("null", j->f);
+}
+
+int model_option(const char *cmd, int c, const char *arg,
+		 struct dbtp_cycles_opts *o)
+{
+	unsigned a, b;
+	int used = 0;
+
+	switch (c) {
+	case MO_CACHE:
+		o->cache = 1;
+		return 1;
+	case MO_CACHE_PENALTY:
+		if (sscanf(arg, "%u,%u%n", &a, &b, &used) != 2 || arg[used] ||
+		    a > 10000 || b > 10000) {
+			usage_error(cmd,
+				    "--cache-penalty wants L2,MEM cycles, not "
+				    "'%s'",
+				    arg);
+			return -1;
+		}
+		o->cache = 1;
+		o->l2_penalty = a;
+		o->mem_penalty = b;
+		return 1;
+	case MO_BPRED:
+		o->bpred = 1;
+		return 1;
+	case MO_MISPREDICT:
+		if (sscanf(arg, "%u%n", &a, &used) != 1 || arg[used] ||
+		    arg[0] == '-' || a < 1 || a > 10000) {
+			usage_error(cmd,
+				    "--mispredict-penalty wants cycles "
+				    "(1-10000), not '%s'",
+				    arg);
+			return -1;
+		}
+		o->bpred = 1;
+		o->mispredict_penalty = a;
+		return 1;
+	}
+	return 0;
+}
+
+void model_defaults(struct dbtp_cycles_opts *o)
+{
+	if (o->cache && !o->l2_penalty && !o->mem_penalty) {
+		o->l2_penalty = DBTP_CYCLES_L2_PENALTY;
+		o->mem_penalty = DBTP_CYCLES_MEM_PENALTY;
+	}
 }

@@ -33,6 +33,13 @@
 #define DBTP_TIMING_MAX_BYTES 16   /* bytes of one instruction */
 #define DBTP_CYCLES_L2_PENALTY 10  /* default extra cycles, L1 miss */
 #define DBTP_CYCLES_MEM_PENALTY 40 /* default extra cycles, L2 miss */
+/* Branch predictor (lib/analysis/bpred.h has the rules). */
+#define DBTP_BPRED_HIST_BITS 14 /* gshare: history bits, log2 counters */
+#define DBTP_BPRED_BTB 4096	/* indirect-target table entries */
+#define DBTP_BPRED_PATH_SHIFT 3 /* path history: bits per older target */
+#define DBTP_BPRED_RAS 32	/* return address stack entries */
+/* Mispredict penalty when the CPU's LLVM model is not one we know. */
+#define DBTP_CYCLES_MISPREDICT_PENALTY 14
 
 /* struct dbtp_form_timing.flags */
 #define DBTP_FORM_LOAD 0x01	    /* llvm-mca: MayLoad */
@@ -161,6 +168,14 @@ const char *dbtp_timing_text(const dbtp_timing *t, const uint8_t *bytes,
 
 const struct dbtp_cpu_params *dbtp_timing_cpu(const dbtp_timing *t);
 void dbtp_timing_stats(const dbtp_timing *t, struct dbtp_timing_stats *s);
+/**
+ * dbtp_timing_mispredict_penalty() - the MispredictPenalty of the CPU's
+ * LLVM 14 scheduling model, recognised by its resource names (Skylake,
+ * Skylake-server, Ice Lake: 14; Zen 3: 13; Cortex-A57, also used for
+ * neoverse-n1: 14), else DBTP_CYCLES_MISPREDICT_PENALTY.  Sets *@known.
+ */
+unsigned dbtp_timing_mispredict_penalty(const struct dbtp_cpu_params *p,
+					int *known);
 /** dbtp_timing_llvm_version() - "14.0.6", or "none" for a hand-made table. */
 const char *dbtp_timing_llvm_version(const dbtp_timing *t);
 /** dbtp_timing_cache_path() - the cache file, or NULL if none. */
@@ -221,15 +236,32 @@ struct dbtp_cycles_opts {
 	 * missing L2 @mem_penalty more. */
 	int cache;
 	unsigned l2_penalty, mem_penalty;
+	/* Optional branch predictor (off unless @bpred): the branch ending
+	 * each block is predicted against the block that really follows
+	 * (bpred.h: gshare, last-target table, return stack); after a
+	 * misprediction the next instruction dispatches no earlier than
+	 * @mispredict_penalty cycles after the branch has executed (0: the
+	 * CPU's, dbtp_timing_mispredict_penalty()). */
+	int bpred;
+	unsigned mispredict_penalty;
+};
+
+/* Kinds of predicted branches (struct dbtp_cycles_counts). */
+enum {
+	DBTP_BPK_COND,	   /* conditional branches */
+	DBTP_BPK_INDIRECT, /* indirect jumps and calls */
+	DBTP_BPK_RETURN,   /* returns */
+	DBTP_BPK_N
 };
 
 /* Why issue or dispatch waited (struct dbtp_cycles_counts.stall). */
 enum {
-	DBTP_STALL_ROB,	  /* reorder buffer full (cycles) */
-	DBTP_STALL_SCHED, /* scheduler full (cycles) */
-	DBTP_STALL_REG,	  /* waiting for a register operand */
-	DBTP_STALL_MEM,	  /* a load waiting for an older store */
-	DBTP_STALL_PORT,  /* ready, but its resources were busy */
+	DBTP_STALL_ROB,	   /* reorder buffer full (cycles) */
+	DBTP_STALL_SCHED,  /* scheduler full (cycles) */
+	DBTP_STALL_REG,	   /* waiting for a register operand */
+	DBTP_STALL_MEM,	   /* a load waiting for an older store */
+	DBTP_STALL_PORT,   /* ready, but its resources were busy */
+	DBTP_STALL_BRANCH, /* dispatch held after a mispredicted branch */
 	DBTP_STALL_N
 };
 
@@ -247,14 +279,19 @@ const char *dbtp_stall_name(int stall);
  * @mem_mismatch: blocks whose MEM events did not match the memory
  *          instructions found by the disassembler (see the doc).
  * @l1_misses, @l2_misses: loads that missed L1 / L2 (cache model only).
- * @stall: cycles per DBTP_STALL_*: for ROB and SCHED, cycles dispatch was
- *          held; for the others, instruction-cycles spent waiting to issue.
+ * @stall: cycles per DBTP_STALL_*: for ROB, SCHED and BRANCH, cycles
+ *          dispatch was held; for the others, instruction-cycles spent waiting
+ * to issue.
  * @res: busy cycles per resource column.
  */
 struct dbtp_cycles_counts {
 	uint64_t insns, uops, cycles, blocks;
 	uint64_t loads, stores, mem_deps, mem_mismatch;
 	uint64_t l1_misses, l2_misses; /* loads, with the cache model */
+	/* branch predictor only: predicted branches (conditional, indirect
+	 * jumps and calls, returns; direct jumps and calls are not counted)
+	 * and their mispredictions, per DBTP_BPK_* */
+	uint64_t branches[DBTP_BPK_N], mispredicts[DBTP_BPK_N];
 	uint64_t stall[DBTP_STALL_N];
 	uint64_t res[DBTP_TIMING_MAX_RES];
 };
@@ -305,6 +342,9 @@ const struct dbtp_cycles_block *dbtp_cycles_block(const dbtp_cycles *c,
  * dbtp_cycles_forms() - distinct forms in the blocks met so far, and how
  * many of them LLVM could not time (DBTP_FORM_DEFAULT).
  */
+/** dbtp_cycles_mispredict_penalty() - the penalty in use (opts.bpred). */
+unsigned dbtp_cycles_mispredict_penalty(const dbtp_cycles *c);
+
 void dbtp_cycles_forms(const dbtp_cycles *c, uint64_t *forms,
 		       uint64_t *untimed);
 

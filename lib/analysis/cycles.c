@@ -30,9 +30,12 @@
 
 #include <capstone/capstone.h>
 
+#include "analysis/bpred.h"
 #include "analysis/timing.h"
 #include "dbtp/cache.h"
 #include "dbtp/cycles.h"
+#include "dbtp/disasm.h"
+#include "isa/branch.h"
 
 #define HORIZON (1u << 16) /* cycles of resource bitmaps */
 #define HWORDS (HORIZON / 64)
@@ -55,6 +58,8 @@ struct binfo {
 	uint32_t ninsns, nmem; /* nmem: expected MEM events */
 	uint32_t nin;	       /* instructions in the region */
 	struct insn *ins;      /* NULL: not decoded yet */
+	uint8_t br, ind;     /* last instruction: enum dbtp_branch, indirect */
+	uint64_t br_pc, end; /* its address; the block's end (fall-through) */
 };
 
 struct mem {
@@ -91,6 +96,7 @@ struct pipe {
 	struct store *st;
 	uint64_t store_max; /* all-alias: latest store execution */
 	dbtp_cache *cache;  /* opts.cache */
+	bpred *bp;	    /* opts.bpred */
 	struct dbtp_cache_counts cc;
 	/* the block being collected */
 	uint32_t pend;
@@ -117,6 +123,7 @@ struct dbtp_cycles {
 	uint32_t nth;
 	int finished;
 	struct dbtp_form_timing def; /* for instructions without a form */
+	unsigned penalty;	     /* mispredict penalty (opts.bpred) */
 	uint8_t *seen;		     /* per form: met in a decoded block */
 	size_t nseen;
 	uint64_t forms, untimed;
@@ -130,8 +137,8 @@ static int nomem(dbtp_err *err)
 const char *dbtp_stall_name(int s)
 {
 	static const char *const n[] = {
-	    "reorder buffer full", "scheduler full", "register dependency",
-	    "memory dependency", "resource pressure"};
+	    "reorder buffer full", "scheduler full",	"register dependency",
+	    "memory dependency",   "resource pressure", "branch mispredict"};
 
 	return s >= 0 && s < DBTP_STALL_N ? n[s] : "?";
 }
@@ -410,6 +417,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 	if (!bi->ins)
 		return nomem(err);
 	bi->ninsns = b->ninsns;
+	bi->end = b->vaddr + b->nbytes;
 	for (uint32_t i = 0; i < b->ninsns; i++)
 		bi->ins[i].form = UINT32_MAX; /* until decoded */
 	for (uint32_t i = 0; i < b->ninsns; i++) {
@@ -434,6 +442,17 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 			return -1;
 		if (!cs_disasm_iter(c->cs, &code, &len, &addr, c->ci))
 			continue; /* undecodable: no registers, no memory */
+		if (i + 1 == b->ninsns) {
+			int ind;
+
+			bi->br = (uint8_t)dbtp_branch_kind(
+			    c->ci,
+			    c->arch == DBTP_ARCH_X86_64 ? CS_ARCH_X86
+							: CS_ARCH_ARM64,
+			    &ind);
+			bi->ind = (uint8_t)ind;
+			bi->br_pc = b->vaddr + off - b->sizes[i];
+		}
 		if (cs_regs_access(c->cs, c->ci, rr, &nr, ww, &nw) ==
 		    CS_ERR_OK) {
 			int idiom =
@@ -558,6 +577,8 @@ static void pipe_release(struct pipe *p)
 	free(p->mems);
 	dbtp_cache_free(p->cache);
 	p->cache = NULL;
+	bpred_free(p->bp);
+	p->bp = NULL;
 	p->rob_r = NULL;
 	p->rob_u = NULL;
 	p->issuing = NULL;
@@ -583,6 +604,11 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 	p->mems = calloc(MAX_MEMS, sizeof(*p->mems));
 	if (!p->rob_r || !p->rob_u || !p->issuing || !p->bits || !p->st ||
 	    !p->mems) {
+		pipe_release(p);
+		return -1;
+	}
+	if (c->o.bpred &&
+	    !(p->bp = bpred_new(c->arch == DBTP_ARCH_AARCH64 ? 2 : 0))) {
 		pipe_release(p);
 		return -1;
 	}
@@ -780,10 +806,11 @@ static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done)
 	}
 }
 
-/* Run one instruction through the pipeline. */
-static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
-		 const struct dbtp_form_timing *ft, const struct mem *m,
-		 unsigned nm, uint64_t *frontier, struct dbtp_cycles_insn *ci)
+/* Run one instruction through the pipeline; returns when it has executed. */
+static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
+		     const struct dbtp_form_timing *ft, const struct mem *m,
+		     unsigned nm, uint64_t *frontier,
+		     struct dbtp_cycles_insn *ci)
 {
 	const struct dbtp_cpu_params *cpu = c->cpu;
 	unsigned u = ft->uops ? ft->uops : 1,
@@ -925,10 +952,55 @@ static void step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		ci->executed = done;
 		ci->retire = r;
 	}
+	return done;
 }
 
-/* Time thread @p's pending block with the memory events collected. */
-static void run_block(dbtp_cycles *c, struct pipe *p)
+/*
+ * Predict the branch ending block @bi, followed by a block at @next; 1 if
+ * it was mispredicted.  Counted in @p when @count.
+ */
+static int predict(struct pipe *p, const struct binfo *bi, uint64_t next,
+		   int count)
+{
+	int k, miss;
+
+	switch (bi->br) {
+	case DBTP_BR_COND:
+		k = DBTP_BPK_COND;
+		miss = bpred_cond(p->bp, bi->br_pc, next != bi->end);
+		break;
+	case DBTP_BR_IND:
+		k = DBTP_BPK_INDIRECT;
+		miss = bpred_indirect(p->bp, bi->br_pc, next);
+		break;
+	case DBTP_BR_CALL:
+		bpred_call(p->bp, bi->end);
+		if (!bi->ind)
+			return 0;
+		k = DBTP_BPK_INDIRECT;
+		miss = bpred_indirect(p->bp, bi->br_pc, next);
+		break;
+	case DBTP_BR_RET:
+		k = DBTP_BPK_RETURN;
+		miss = bpred_ret(p->bp, next);
+		break;
+	default:
+		return 0;
+	}
+	if (count) {
+		p->c.branches[k]++;
+		p->c.mispredicts[k] += (unsigned)miss;
+	}
+	return miss;
+}
+
+/*
+ * Time thread @p's pending block with the memory events collected; @next
+ * is the address of the block that follows (@has_next 0: the thread's
+ * stream ends).
+ */
+static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
+		      uint64_t next)
 {
 	struct binfo *bi = &c->b[p->pend];
 	const struct dbtp_form_timing *def = &c->def;
@@ -936,7 +1008,18 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 	uint32_t mi = 0;
 	int match = bi->nmem == p->nmems && !p->extra_mems;
 	uint64_t lo = c->o.from, hi = c->o.from + c->o.count;
+	/* the predictor learns from every branch, modelled or not */
+	int miss = 0, last = 0;
 
+	if (p->bp && has_next) {
+		uint64_t s = p->seq + bi->ninsns - 1;
+		const struct insn *li =
+		    bi->ninsns ? &bi->ins[bi->ninsns - 1] : NULL;
+
+		/* counted when its branch is modelled */
+		last = li && !li->out && !(c->o.count && (s < lo || s >= hi));
+		miss = predict(p, bi, next, last);
+	}
 	if ((c->o.count &&
 	     (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) ||
 	    (c->o.keep && !bi->nin)) {
@@ -956,6 +1039,7 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 		unsigned nm = 0;
 		const struct mem *m = NULL;
 		struct dbtp_cycles_insn ci;
+		uint64_t done;
 		int skip =
 		    (c->o.count && (p->seq < lo || p->seq >= hi)) || in->out;
 
@@ -968,7 +1052,17 @@ static void run_block(dbtp_cycles *c, struct pipe *p)
 		}
 		if (skip)
 			continue;
-		step(c, p, in, ft, m, nm, &frontier, c->o.on_insn ? &ci : NULL);
+		done = step(c, p, in, ft, m, nm, &frontier,
+			    c->o.on_insn ? &ci : NULL);
+		if (miss && last && i + 1 == bi->ninsns &&
+		    done + c->penalty > p->d) {
+			/* the front end restarts once the branch has
+			 * executed */
+			p->c.stall[DBTP_STALL_BRANCH] +=
+			    done + c->penalty - p->d;
+			p->d = done + c->penalty;
+			p->slots = c->cpu->dispatch;
+		}
 		if (c->o.on_insn) {
 			ci.thread = p->num;
 			ci.block = p->pend;
@@ -1019,6 +1113,9 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		c->o.l2_penalty = DBTP_CYCLES_L2_PENALTY;
 		c->o.mem_penalty = DBTP_CYCLES_MEM_PENALTY;
 	}
+	c->penalty = c->o.mispredict_penalty
+			 ? c->o.mispredict_penalty
+			 : dbtp_timing_mispredict_penalty(c->cpu, NULL);
 	ce = arch == DBTP_ARCH_X86_64
 		 ? cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs)
 		 : cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &c->cs);
@@ -1083,7 +1180,7 @@ int dbtp_cycles_event(dbtp_cycles *c, const dbtp_trace *trace,
 		if (!(p = thread(c, ev->thread, err)))
 			return -1;
 		if (p->has_pend)
-			run_block(c, p);
+			run_block(c, p, 1, ev->block->vaddr);
 		if ((ev->block->id >= c->nb || !c->b[ev->block->id].ins) &&
 		    prepare(c, trace, ev->block, err))
 			return -1;
@@ -1110,7 +1207,7 @@ int dbtp_cycles_event(dbtp_cycles *c, const dbtp_trace *trace,
 		 * threads cost little */
 		if (ev->thread < c->nth && c->th[ev->thread]) {
 			if (c->th[ev->thread]->has_pend)
-				run_block(c, c->th[ev->thread]);
+				run_block(c, c->th[ev->thread], 0, 0);
 			pipe_release(c->th[ev->thread]);
 		}
 		return 0;
@@ -1126,7 +1223,7 @@ int dbtp_cycles_finish(dbtp_cycles *c, dbtp_err *err)
 		return 0;
 	for (uint32_t i = 0; i < c->nth; i++)
 		if (c->th[i] && c->th[i]->has_pend)
-			run_block(c, c->th[i]);
+			run_block(c, c->th[i], 0, 0);
 	c->finished = 1;
 	return 0;
 }
@@ -1161,6 +1258,10 @@ void dbtp_cycles_total(const dbtp_cycles *c, struct dbtp_cycles_counts *out)
 		out->mem_mismatch += s->mem_mismatch;
 		out->l1_misses += s->l1_misses;
 		out->l2_misses += s->l2_misses;
+		for (int k = 0; k < DBTP_BPK_N; k++) {
+			out->branches[k] += s->branches[k];
+			out->mispredicts[k] += s->mispredicts[k];
+		}
 		for (int k = 0; k < DBTP_STALL_N; k++)
 			out->stall[k] += s->stall[k];
 		for (int k = 0; k < DBTP_TIMING_MAX_RES; k++)
@@ -1181,6 +1282,11 @@ const struct dbtp_cycles_block *dbtp_cycles_block(const dbtp_cycles *c,
 						  uint32_t id)
 {
 	return id < c->nb ? &c->bs[id] : NULL;
+}
+
+unsigned dbtp_cycles_mispredict_penalty(const dbtp_cycles *c)
+{
+	return c->penalty;
 }
 
 void dbtp_cycles_forms(const dbtp_cycles *c, uint64_t *forms, uint64_t *untimed)

@@ -1168,6 +1168,29 @@ void dbtp_timing_stats(const dbtp_timing *t, struct dbtp_timing_stats *s)
 	*s = t->st;
 }
 
+unsigned dbtp_timing_mispredict_penalty(const struct dbtp_cpu_params *p,
+					int *known)
+{
+	/* MispredictPenalty of LLVM 14's models, by their resource prefix */
+	static const struct {
+		const char *prefix;
+		unsigned penalty;
+	} m[] = {
+	    {"SKL", 14}, {"SKX", 14}, {"ICX", 14}, {"Zn3", 13}, {"A57", 14}};
+
+	for (unsigned r = 0; r < p->nres; r++)
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (!strncmp(p->res[r], m[i].prefix,
+				     strlen(m[i].prefix))) {
+				if (known)
+					*known = 1;
+				return m[i].penalty;
+			}
+	if (known)
+		*known = 0;
+	return DBTP_CYCLES_MISPREDICT_PENALTY;
+}
+
 const char *dbtp_timing_llvm_version(const dbtp_timing *t)
 {
 	return t->version;

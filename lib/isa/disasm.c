@@ -10,6 +10,7 @@
 #include <capstone/capstone.h>
 
 #include "dbtp/disasm.h"
+#include "isa/branch.h"
 
 struct dbtp_disasm {
 	csh cs;
@@ -108,62 +109,6 @@ size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
 	return count;
 }
 
-static int kind_x86(const cs_insn *in)
-{
-	const cs_x86 *x = &in->detail->x86;
-
-	switch (in->id) {
-	case X86_INS_JMP:
-	case X86_INS_LJMP:
-		return x->op_count == 1 && x->operands[0].type == X86_OP_IMM
-			   ? DBTP_BR_JUMP
-			   : DBTP_BR_IND;
-	case X86_INS_SYSCALL:
-	case X86_INS_SYSENTER:
-	case X86_INS_INT:
-	case X86_INS_INT3:
-	case X86_INS_INTO:
-		return DBTP_BR_SYS;
-	}
-	for (uint8_t i = 0; i < in->detail->groups_count; i++)
-		switch (in->detail->groups[i]) {
-		case X86_GRP_CALL:
-			return DBTP_BR_CALL;
-		case X86_GRP_RET:
-		case X86_GRP_IRET:
-			return DBTP_BR_RET;
-		case X86_GRP_JUMP:
-			return DBTP_BR_COND; /* jcc, loop, jrcxz */
-		}
-	return DBTP_BR_NONE;
-}
-
-static int kind_arm64(const cs_insn *in)
-{
-	switch (in->id) {
-	case ARM64_INS_B:
-		return in->detail->arm64.cc != ARM64_CC_INVALID &&
-			       in->detail->arm64.cc != ARM64_CC_AL
-			   ? DBTP_BR_COND
-			   : DBTP_BR_JUMP;
-	case ARM64_INS_CBZ:
-	case ARM64_INS_CBNZ:
-	case ARM64_INS_TBZ:
-	case ARM64_INS_TBNZ:
-		return DBTP_BR_COND;
-	case ARM64_INS_BR:
-		return DBTP_BR_IND;
-	case ARM64_INS_BL:
-	case ARM64_INS_BLR:
-		return DBTP_BR_CALL;
-	case ARM64_INS_RET:
-		return DBTP_BR_RET;
-	case ARM64_INS_SVC:
-		return DBTP_BR_SYS;
-	}
-	return DBTP_BR_NONE;
-}
-
 int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 		       uint64_t addr)
 {
@@ -183,7 +128,7 @@ int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 	}
 	if (!code || !len || !cs_disasm_iter(d->csd, &p, &n, &a, d->insnd))
 		return -1;
-	return d->ca == CS_ARCH_X86 ? kind_x86(d->insnd) : kind_arm64(d->insnd);
+	return dbtp_branch_kind(d->insnd, d->ca, NULL);
 }
 
 void dbtp_disasm_close(dbtp_disasm *d)

@@ -163,6 +163,43 @@ eq "aarch64 memops" "5006 1000 1000 0" "$(cy "$T/a.trace" \
 	--mcpu cortex-a57)"
 eq "aarch64 neoverse-n1" "5006" "$(cy "$T/a.trace" .instructions --mcpu neoverse-n1)"
 
+# AArch64 against llvm-mca (Cortex-A57): 999 iterations of the loop body.
+printf 'ldr x0, [x1]\nstr x0, [x1, #8]\nadd x1, x1, #16\nsubs x2, x2, #1\nb.ne .L\n' >"$T/memops-a64.s"
+ref=$($MCA -mtriple=aarch64 -mcpu=cortex-a57 -iterations=999 "$T/memops-a64.s" |
+	awk '/^Total Cycles:/ {print $3}')
+got=$(cy "$T/a.trace" '.blocks[] | select(.executions == 999) | .cycles' --mcpu cortex-a57)
+within "aarch64 memops loop vs llvm-mca" "$got" "$ref" 5
+
+# Branch predictor.  The loop guests have one conditional branch, run
+# 10000 times: taken 9999 times, then not.  Its first 15 outcomes each
+# meet a fresh gshare counter (the history fills with ones), the 16th
+# the counter the 15th trained; the exit is the 16th misprediction.
+"$DBTPROF" record -q -m mem -o "$T/l.trace" -- "$G/x86_64/loop"
+"$DBTPROF" record -q -m mem -o "$T/la.trace" -- "$G/aarch64/loop"
+bp='[.branches.conditional, .branches.conditional_mispredicted, .branches.indirect, .branches.return, .mispredict_penalty] | join(" ")'
+eq "loop branches skylake" "10000 16 0 0 14" "$(cy "$T/l.trace" "$bp" --mcpu skylake --branch-predictor)"
+eq "loop branches znver3" "10000 16 0 0 13" "$(cy "$T/l.trace" "$bp" --mcpu znver3 --branch-predictor)"
+eq "loop branches cortex-a57" "10000 16 0 0 14" "$(cy "$T/la.trace" "$bp" --mcpu cortex-a57 --branch-predictor)"
+eq "penalty option" "10000 16 0 0 20" "$(cy "$T/l.trace" "$bp" --mcpu skylake --mispredict-penalty 20)"
+eq "predictor off" "0 0 false null" "$(cy "$T/l.trace" \
+	'[.branches.conditional, .stalls.branch_mispredict, .branch_predictor, (.mispredict_penalty | tostring)] | join(" ")' --mcpu skylake)"
+# The 16 mispredictions hold dispatch back, and cost cycles.
+jq -e '.stalls.branch_mispredict >= 16 * 14' >/dev/null <<<"$("$DBTPROF" cycles --json --mcpu skylake --branch-predictor "$T/l.trace")" ||
+	fail "loop: mispredictions hold dispatch for fewer than 16 x 14 cycles"
+checks=$((checks + 1))
+[ "$(cy "$T/l.trace" .total_cycles --mcpu skylake --branch-predictor)" -gt \
+	"$(cy "$T/l.trace" .total_cycles --mcpu skylake)" ] || fail "predictor adds no cycles"
+checks=$((checks + 1))
+contains "predictor text" "Branch predictor: 10,000 branches predicted, 16 mispredicted" \
+	"$("$DBTPROF" cycles --mcpu skylake --branch-predictor "$T/l.trace")"
+contains "diff takes the predictor" "delta = cycles(B) / cycles(A) = 1.0000" \
+	"$("$DBTPROF" diff --mcpu skylake --branch-predictor "$T/l.trace" "$T/l.trace")"
+for bad in 0 -3 abc 10001 ''; do
+	eq "bad penalty '$bad'" 2 "$(status "$DBTPROF" cycles --mispredict-penalty "$bad" "$T/l.trace")"
+done
+contains "bad penalty message" "--mispredict-penalty wants cycles" \
+	"$("$DBTPROF" cycles --mispredict-penalty abc "$T/l.trace" 2>&1 || true)"
+
 # Live: the same numbers as from the trace.
 eq "live = trace" "$(cy "$T/m.trace" '[.instructions, .total_cycles] | join(" ")' --mcpu skylake)" \
 	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/x86_64/memops" |

@@ -6,7 +6,8 @@
  * of four and by the dispatch width, a store followed by a load of the same
  * or other bytes under each aliasing rule, mulq and vhaddps competing for
  * port 5, block cycles adding up to the total, defaults for unknown forms,
- * memory events that do not match, and threads.
+ * memory events that do not match, and threads; the branch predictor's
+ * conditional, return-stack and indirect predictions and its penalty.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -430,6 +431,227 @@ static void test_errors(void)
 	CHECK_STR(dbtp_stall_name(DBTP_STALL_MEM), "memory dependency");
 }
 
+/* --- branch prediction --------------------------------------------------- */
+
+static const uint8_t JNE[] = {0x75, 0x00};	  /* jne .+2 */
+static const uint8_t CALL[] = {0xe8, 0, 0, 0, 0}; /* call rel32 */
+static const uint8_t RET[] = {0xc3};		  /* ret */
+static const uint8_t JMP_RAX[] = {0xff, 0xe0};	  /* jmp rax */
+static const uint8_t NOP[] = {0x90};		  /* nop */
+
+/* A model with the branch predictor and a penalty of @penalty. */
+static dbtp_cycles *bp_model(dbtp_timing *t, unsigned penalty)
+{
+	struct dbtp_cycles_opts o = {.alias = DBTP_ALIAS_NONE,
+				     .bpred = 1,
+				     .mispredict_penalty = penalty};
+	dbtp_cycles *c = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err));
+	if (!c) {
+		fprintf(stderr, "%s\n", err.msg);
+		exit(1);
+	}
+	return c;
+}
+
+/* One execution of the one-instruction block @id = @code at @vaddr (the
+ * model times it when the next block arrives, so its successor decides
+ * the branch's outcome). */
+static void one(dbtp_cycles *c, uint32_t id, uint64_t vaddr,
+		const uint8_t *code, unsigned n)
+{
+	static uint8_t bytes[16], size;
+	struct dbtp_block b = {0};
+	struct dbtp_event ev = {0};
+	dbtp_err err = {0};
+
+	memcpy(bytes, code, n);
+	size = (uint8_t)n;
+	b.id = id;
+	b.ninsns = 1;
+	b.nbytes = n;
+	b.vaddr = vaddr;
+	b.sizes = &size;
+	b.bytes = bytes;
+	ev.type = DBTP_EV_BLOCK;
+	ev.block = &b;
+	CHECK(!dbtp_cycles_event(c, NULL, &ev, &err));
+}
+
+static struct dbtp_cycles_counts bp_total(dbtp_cycles *c)
+{
+	struct dbtp_cycles_counts tot;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_cycles_finish(c, &err));
+	dbtp_cycles_total(c, &tot);
+	return tot;
+}
+
+/*
+ * A loop branch at 0x500000 (its low 14 bits 0, so its counter index is
+ * the history) taken 20 times, then not taken.  Outcome k (from 0) sees
+ * history 2^k - 1 (k ones) up to k = 14, all ones after: the first 15
+ * each meet a fresh counter (weakly not taken: mispredicted), the 16th
+ * the counter the 15th raised to weakly taken, which predicts taken from
+ * then on; the exit meets it saturated: mispredicted.  16 of 21.
+ */
+static void test_bp_loop(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model(t, 10);
+	struct dbtp_cycles_counts k;
+
+	for (int i = 0; i < 21; i++)
+		one(c, 1, 0x500000, JNE, sizeof(JNE));
+	one(c, 2, 0x500002, NOP, sizeof(NOP)); /* fall-through: not taken */
+	k = bp_total(c);
+	CHECK_EQ(k.branches[DBTP_BPK_COND], 21);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 16);
+	CHECK_EQ(k.branches[DBTP_BPK_INDIRECT] + k.branches[DBTP_BPK_RETURN],
+		 0);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/*
+ * The cost of one misprediction: jne (1 micro-op, latency 1, port 6) at
+ * 0x600000 taken to a mov at 0x700000, penalty 10.  jne dispatches at 0,
+ * issues at 1, has executed at 2, retires at 3; the front end resumes at
+ * 2 + 10 = 12: the mov dispatches at 12, issues at 13, executes at 14,
+ * retires at 15: 16 cycles, 12 of them with dispatch held.  Without the
+ * predictor the mov dispatches with the jne at 0 and retires at 3: 4.
+ * Not taken, the branch is predicted (weakly not taken): 4 cycles too.
+ */
+static void test_bp_penalty(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c;
+	struct dbtp_cycles_counts k;
+
+	set(t, JNE, 2, 1, 1, 0, 1, BIT(P6), 1u);
+	c = bp_model(t, 10);
+	one(c, 1, 0x600000, JNE, sizeof(JNE));
+	one(c, 2, 0x700000, MOV_EAX, sizeof(MOV_EAX));
+	k = bp_total(c);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 1);
+	CHECK_EQ(k.cycles, 16);
+	CHECK_EQ(k.stall[DBTP_STALL_BRANCH], 12);
+	CHECK_EQ(dbtp_cycles_mispredict_penalty(c), 10);
+	dbtp_cycles_free(c);
+
+	c = model(t, DBTP_ALIAS_NONE);
+	one(c, 1, 0x600000, JNE, sizeof(JNE));
+	one(c, 2, 0x700000, MOV_EAX, sizeof(MOV_EAX));
+	k = bp_total(c);
+	CHECK_EQ(k.cycles, 4);
+	CHECK_EQ(k.branches[DBTP_BPK_COND], 0); /* predictor off */
+	dbtp_cycles_free(c);
+
+	c = bp_model(t, 10);
+	one(c, 1, 0x600000, JNE, sizeof(JNE));
+	one(c, 2, 0x600002, MOV_EAX, sizeof(MOV_EAX));
+	k = bp_total(c);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 0);
+	CHECK_EQ(k.cycles, 4);
+	CHECK_EQ(k.stall[DBTP_STALL_BRANCH], 0);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/*
+ * Return stack overflow: 40 nested direct calls (call at A_i =
+ * 0x800000 + 0x100 i, returning to A_i + 5), then a ret, then at each
+ * A_i + 5 (i = 40 .. 1) a ret.  The stack keeps the last 32 return
+ * addresses: the first 32 returns are predicted, the next 8 find it
+ * empty; the last ret ends the stream, unpredicted.  Direct calls are not
+ * counted: 40 returns, 8 mispredicted.
+ */
+static void test_bp_ras(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model(t, 10);
+	struct dbtp_cycles_counts k;
+
+	for (int i = 1; i <= 40; i++)
+		one(c, (uint32_t)i, 0x800000 + 0x100 * (uint64_t)i, CALL,
+		    sizeof(CALL));
+	one(c, 100, 0x900000, RET, sizeof(RET));
+	for (int i = 40; i >= 1; i--)
+		one(c, 100 + (uint32_t)i, 0x800000 + 0x100 * (uint64_t)i + 5,
+		    RET, sizeof(RET));
+	k = bp_total(c);
+	CHECK_EQ(k.branches[DBTP_BPK_RETURN], 40);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_RETURN], 8);
+	CHECK_EQ(k.branches[DBTP_BPK_COND] + k.branches[DBTP_BPK_INDIRECT], 0);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/*
+ * An indirect jump at 0xa00000 (table index = low 12 bits = 0 ^ path).
+ * One target always: only the first (cold) execution misses, 1 of 50.
+ * Alternating T1 = 0xb00010 and T2 = 0xc00020 (low 12 bits 0x010,
+ * 0x020), path = (path << 3 ^ target) & 0xfff: the jumps see paths 0,
+ * 0x010, 0x0a0, 0x510, 0x8a0, then 0x510 and 0x8a0 alternately.  The
+ * first five meet empty history entries and a last target that is the
+ * other one (or none): mispredicted; from the sixth on, the entries
+ * trained at paths 0x510 (-> T2) and 0x8a0 (-> T1) are right: 5 of 100,
+ * where a last-target table alone would miss all 100.
+ */
+static void test_bp_indirect(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model(t, 10);
+	struct dbtp_cycles_counts k;
+
+	for (int i = 0; i < 50; i++) {
+		one(c, 1, 0xa00000, JMP_RAX, sizeof(JMP_RAX));
+		one(c, 2, 0xb00010, NOP, sizeof(NOP));
+	}
+	k = bp_total(c);
+	CHECK_EQ(k.branches[DBTP_BPK_INDIRECT], 50);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_INDIRECT], 1);
+	dbtp_cycles_free(c);
+
+	c = bp_model(t, 10);
+	for (int i = 0; i < 100; i++) {
+		one(c, 1, 0xa00000, JMP_RAX, sizeof(JMP_RAX));
+		one(c, i % 2 ? 3 : 2, i % 2 ? 0xc00020 : 0xb00010, NOP,
+		    sizeof(NOP));
+	}
+	k = bp_total(c);
+	CHECK_EQ(k.branches[DBTP_BPK_INDIRECT], 100);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_INDIRECT], 5);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/* The penalty of LLVM 14's models, recognised by their resource names. */
+static void test_bp_penalties(void)
+{
+	static const struct {
+		const char *res;
+		unsigned penalty;
+		int known;
+	} cases[] = {{"SKLPort0", 14, 1}, {"SKXPort0", 14, 1},
+		     {"ICXPort0", 14, 1}, {"Zn3ALU0", 13, 1},
+		     {"A57UnitB", 14, 1}, {"ZnALU0", 14, 0}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dbtp_cpu_params p = {0};
+		int known = -1;
+
+		p.nres = 1;
+		snprintf(p.res[0], sizeof(p.res[0]), "%s", cases[i].res);
+		CHECK_EQ(dbtp_timing_mispredict_penalty(&p, &known),
+			 cases[i].penalty);
+		CHECK_EQ(known, cases[i].known);
+	}
+}
+
 int main(void)
 {
 	test_chain();
@@ -439,5 +661,10 @@ int main(void)
 	test_defaults();
 	test_threads();
 	test_errors();
+	test_bp_loop();
+	test_bp_penalty();
+	test_bp_ras();
+	test_bp_indirect();
+	test_bp_penalties();
 	return T_DONE();
 }
