@@ -23,11 +23,12 @@ GUEST_A64   := $(patsubst tests/guests/aarch64/%.S,$(B)/guests/aarch64/%,$(sort 
 GUEST_C     := $(patsubst tests/guests/c/%.c,$(B)/guests/c/%,$(sort $(wildcard tests/guests/c/*.c)))
 GUEST_CA64  := $(patsubst tests/guests/c/%.c,$(B)/guests/c-aarch64/%,$(sort $(wildcard tests/guests/c/*.c)))
 
-.PHONY: all deps check asan demo guests unit fuzz clean format help bench
+.PHONY: all deps bench-deps check asan demo guests unit fuzz clean format help bench
 all: $(B)/dbtprof $(B)/libdbtp-qemu.so
 
 help:
 	@echo "make deps    install Debian packages the project needs (apt-get)"
+	@echo "make bench-deps  also the benchmarks' extra compilers (clang 13-16)"
 	@echo "make         build build/dbtprof and build/libdbtp-qemu.so"
 	@echo "make check   build and run every test"
 	@echo "make asan    run the test suite under ASan+UBSan"
@@ -37,6 +38,9 @@ help:
 
 deps:
 	@sh tools/deps.sh
+
+bench-deps:
+	@sh tools/deps.sh bench
 
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
