@@ -1,0 +1,63 @@
+#!/bin/bash
+# bench/bbv-speed.sh - live `dbtprof bbv` against plain QEMU and Valgrind's
+# exp-bbv on the workload suite, side by side, interleaved rep by rep.
+#
+#   plain:   qemu-x86_64 -cpu qemu64 CMD
+#   bbv:     dbtprof bbv -q -i 100000000 -o OUT.bb -- CMD
+#   exp-bbv: valgrind --tool=exp-bbv --interval-size=100000000 CMD
+#
+# Median wall time of BENCH_REPS runs (default 3); Markdown on stdout.
+# Environment: BENCH_SCALE (small, the default here, or full),
+# BENCH_WORKLOADS (default all), DBTPROF, QEMU.
+
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+set -eu
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$BENCH_DIR")
+BENCH_SCALE=${BENCH_SCALE:-small}
+# shellcheck source=bench/workloads.sh
+. "$BENCH_DIR/workloads.sh"
+
+REPS=${BENCH_REPS:-3}
+WORKLOADS=${BENCH_WORKLOADS:-$BENCH_WORKLOADS_ALL}
+DBTPROF=${DBTPROF:-$ROOT/build/dbtprof}
+QEMU=${QEMU:-qemu-x86_64}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+bench_prepare "$BENCH_SCALE" >&2
+
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+# t NAME CMD... : append the wall time of one run to $W/NAME
+t() {
+	n=$1
+	shift
+	/usr/bin/time -f "%e" -o "$W/one" "$@" >/dev/null 2>"$W/err" </dev/null ||
+		{ echo "bench: $n failed: $(tail -1 "$W/err")" >&2; return 1; }
+	cat "$W/one" >>"$W/$n"
+}
+
+echo "| workload ($BENCH_SCALE) | plain QEMU s | live bbv s | × QEMU | exp-bbv s | exp-bbv / bbv |"
+echo "|---|--:|--:|--:|--:|--:|"
+for w in $WORKLOADS; do
+	bench_argv "$w" "$BENCH_SCALE"
+	rm -f "$W/q" "$W/b" "$W/v"
+	for _ in $(seq "$REPS"); do
+		echo "bench: $w" >&2
+		t q "$QEMU" -cpu qemu64 "${WL_ARGV[@]}"
+		t b "$DBTPROF" bbv -q -i 100000000 -o "$W/o.bb" -- "${WL_ARGV[@]}"
+		t v valgrind --tool=exp-bbv --interval-size=100000000 \
+			--bb-out-file="$W/vg.bb" --pc-out-file="$W/vg.pc" "${WL_ARGV[@]}" || true
+	done
+	q=$(median <"$W/q")
+	b=$(median <"$W/b")
+	if [ -s "$W/v" ]; then
+		v=$(median <"$W/v")
+		r=$(awk -v v="$v" -v b="$b" 'BEGIN {printf "%.1f", v / b}')
+	else
+		v="—"
+		r="—"
+	fi
+	echo "| $w | $q | $b | $(awk -v b="$b" -v q="$q" 'BEGIN {printf "%.2f", b / q}') | $v | $r |"
+done
