@@ -6,9 +6,21 @@
 #     of whole runs (CYCLES_BIG_N: fib(N) in Lua, about 10^9 instructions
 #     at 31), and live mode against plain QEMU
 #  4. differential throughput of one C program at -O0..-O3 against native
-#     wall-clock time
+#     CPU time
+#  5. the same for Lua 5.1, 5.2, 5.3 and 5.4 on one script
+#  6. the same for clang 13, 14, 15 and 16 compiling one bitcode file at -O2
+#     (make bench-deps installs them)
+# Parts 4-6 give each version's model cycles under four configurations:
+# the default, --branch-predictor, --memory-renaming, and all of those
+# with --cache.  Their results are
+# kept in CYCLES_STATE (a file; default: temporary) and taken from there
+# when present, so the deterministic model runs can be done while the
+# machine is busy (CYCLES_SKIP_TRUTH=1: no native timing, no tables) and
+# the native timings later on a quiet machine with the same CYCLES_STATE.
 # Prints Markdown on stdout, progress on stderr.  Needs build/dbtprof,
-# llvm-mca-14, lua5.4, xz, gcc, GNU time.  Takes about 10 minutes.
+# llvm-mca-14, lua5.1-5.4, clang-13..16, xz, gcc, jq, GNU time.  Takes
+# about an hour (CYCLES_PARTS picks parts; CYCLES_CACHE_DIR keeps the
+# timing tables between runs).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,12 +28,13 @@ D=$PWD/build/dbtprof
 MCA=llvm-mca-14
 CPUS=${CYCLES_CPUS:-"skylake znver3"}
 BIG=${CYCLES_BIG_N:-31}
-PARTS=${CYCLES_PARTS:-"1 2 3 4"}
+PARTS=${CYCLES_PARTS:-"1 2 3 4 5 6"}
 ROUNDS=${CYCLES_ROUNDS:-2000}
+LUA_ROUNDS=${CYCLES_LUA_ROUNDS:-400}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$(mktemp -d /tmp/dbtprof-bench-cycles.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-export DBTPROF_CACHE_DIR=$W/cache
+export DBTPROF_CACHE_DIR=${CYCLES_CACHE_DIR:-$W/cache}
 say() { echo "[cycles] $*" >&2; }
 
 cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -o "$W/loops" bench/cycles-loops.c \
@@ -156,40 +169,143 @@ echo "Live mode, Lua fib($LIVE) ($(jq -r .instructions "$W/live.json") instructi
 echo "\`record -m mem\` $r s ($(awk -v a=$r -v b=$q 'BEGIN {printf "%.1f", a / b}')× QEMU); \`cycles -- ...\` (recording and"
 echo "model concurrently through a pipe) $l s, $(awk -v a=$l -v b=$q 'BEGIN {printf "%.1f", a / b}')× QEMU, peak $(awk -v m=$lm 'BEGIN {printf "%.0f", m / 1024}') MiB."
 fi
+# --- differential throughput (parts 4-6) ---------------------------------
+# Truth: median of 7 native runs, CPU time (user + system; this VM has no
+# hardware cycle counters, and CPU time varies less than wall-clock under
+# other load).  Model: each version recorded once in mem mode, its cycles
+# estimated under each configuration; delta = cycles(B) / cycles(A), the
+# same as `dbtprof diff` computes.
+CONFIGS=("" "--branch-predictor" "--memory-renaming"
+	"--branch-predictor --memory-renaming --cache")
+declare -A T S M I
+STATE=${CYCLES_STATE:-$W/state}
+touch "$STATE"
+get() { awk -F '\t' -v k="$1" '$1 == k {v = $2} END {print v}' "$STATE"; }
+put() { printf '%s\t%s\n' "$1" "$2" >>"$STATE"; }
+
+# truth KEY CMD... : median and range of 7 native runs' CPU time
+truth() {
+	k=$1
+	shift
+	T[$k]=$(get "T.$k")
+	S[$k]=$(get "S.$k")
+	[ -z "${T[$k]}" ] || return 0
+	[ -z "${CYCLES_SKIP_TRUTH:-}" ] || return 0
+	say "native $k"
+	for _ in 1 2 3 4 5 6 7; do
+		/usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
+		awk '{print $1 + $2}' "$W/tt"
+	done | sort -g >"$W/t.$k"
+	T[$k]=$(awk '{v[NR] = $1} END {print v[4]}' "$W/t.$k")
+	S[$k]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/t.$k")
+	put "T.$k" "${T[$k]}"
+	put "S.$k" "${S[$k]}"
+}
+
+# model KEY CMD... : record CMD, then its cycles under each configuration
+model() {
+	k=$1
+	shift
+	I[$k]=$(get "I.$k")
+	for c in "${!CONFIGS[@]}"; do
+		M[$k.$c]=$(get "M.$k.${CONFIGS[$c]// /}")
+		[ -z "${M[$k.$c]}" ] || continue
+		if [ ! -e "$W/$k.trace" ]; then
+			say "record $k"
+			"$D" record -q -m mem -o "$W/$k.trace" -- "$@" >/dev/null 2>&1
+		fi
+		say "model $k ${CONFIGS[$c]}"
+		# shellcheck disable=SC2086
+		"$D" cycles --json --mcpu znver3 ${CONFIGS[$c]} "$W/$k.trace" >"$W/c.json"
+		M[$k.$c]=$(jq -r .total_cycles "$W/c.json")
+		I[$k]=$(jq -r .instructions "$W/c.json")
+		put "M.$k.${CONFIGS[$c]// /}" "${M[$k.$c]}"
+		put "I.$k" "${I[$k]}"
+	done
+	rm -f "$W/$k.trace"
+}
+
+# pairs "A B" ... : the table, then the mean E of each configuration
+pairs() {
+	for p in "$@"; do
+		for k in $p; do
+			if [ -z "${T[$k]}" ]; then
+				echo "(native times not measured yet: no table)"
+				return 0
+			fi
+		done
+	done
+	echo "| pair | native s (A) | native s (B) | range A | range B | Δ truth | Δ model | E | E --branch-predictor | E --memory-renaming | E all + --cache | instructions B/A |"
+	echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+	: >"$W/E"
+	for p in "$@"; do
+		set -- $p
+		awk -v a="${T[$1]}" -v b="${T[$2]}" -v x="$1" -v y="$2" \
+			-v ra="${S[$1]}" -v rb="${S[$2]}" -v ia="${I[$1]}" -v ib="${I[$2]}" \
+			-v m0="${M[$1.0]} ${M[$2.0]}" -v m1="${M[$1.1]} ${M[$2.1]}" \
+			-v m2="${M[$1.2]} ${M[$2.2]}" -v m3="${M[$1.3]} ${M[$2.3]}" 'BEGIN {
+			t = b / a
+			split(m0 " " m1 " " m2 " " m3, m, " ")
+			for (c = 0; c < 4; c++) {
+				d[c] = m[2 * c + 2] / m[2 * c + 1]
+				e[c] = t - d[c]; if (e[c] < 0) e[c] = -e[c]
+			}
+			printf "| %s → %s | %.2f | %.2f | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+				x, y, a, b, ra, rb, t, d[0], e[0], e[1], e[2], e[3], ib / ia
+			print e[0], e[1], e[2], e[3] > "/dev/stderr" }' 2>>"$W/E"
+	done
+	echo
+	awk '{for (c = 1; c <= 4; c++) s[c] += $c} END {
+		printf "Mean E: %.3f (--branch-predictor %.3f, --memory-renaming %.3f, all + --cache %.3f).\n",
+			s[1] / NR, s[2] / NR, s[3] / NR, s[4] / NR }' "$W/E"
+}
+
 if part 4; then
 echo
-echo "### 4. Differential throughput against the machine"
+echo "### 4. Differential throughput: one C program at -O0..-O3"
 echo
-echo "\`bench/cycles/kernels.c\` built with gcc at -O0..-O3. Truth: median of 7"
-echo "native runs of $ROUNDS rounds each, CPU time (user + system, less disturbed by other load than wall-clock) (no hardware cycle counters in"
-echo "this VM: perf reports cycles as not supported); model: \`dbtprof diff\` of"
-echo "runs of 5 rounds (the per-round work is the same, so the ratio carries"
-echo "over), CPU znver3 (this host's). Δ = time(B) / time(A); E = |Δ_truth − Δ_model|."
+echo "\`bench/cycles/kernels.c\` (matrix multiply, insertion sort, sieve, hash)"
+echo "built with gcc at -O0..-O3; truth: $ROUNDS rounds natively; model: 5"
+echo "rounds (every round does the same work). CPU znver3 (this host's)."
+echo "Δ = time(B) / time(A), E = |Δ_truth − Δ_model|."
 echo
-for o in 0 1 2 3; do gcc -O$o -o "$W/k$o" bench/cycles/kernels.c; done
-declare -A T S
 for o in 0 1 2 3; do
-	say "native -O$o"
-	for i in 1 2 3 4 5 6 7; do
-		/usr/bin/time -f "%U %S" -o "$W/tt" "$W/k$o" $ROUNDS >/dev/null
-		awk '{print $1 + $2}' "$W/tt"
-	done | sort -g >"$W/times$o"
-	T[$o]=$(awk '{v[NR] = $1} END {print v[4]}' "$W/times$o")
-	S[$o]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/times$o")
-	"$D" record -q -m mem -o "$W/k$o.trace" -- "$W/k$o" 5 >/dev/null
+	gcc -O$o -o "$W/k$o" bench/cycles/kernels.c
+	truth "-O$o" "$W/k$o" "$ROUNDS"
+	model "-O$o" "$W/k$o" 5
 done
-echo "| pair | native s (A) | native s (B) | range A | range B | Δ truth | Δ model | E | Δ model --cache | E --cache |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-: >"$W/E"
-for p in "0 1" "1 2" "2 3" "0 3"; do
-	set -- $p
-	dm=$("$D" diff --json --mcpu znver3 "$W/k$1.trace" "$W/k$2.trace" | jq -r .delta)
-	dc=$("$D" diff --json --mcpu znver3 --cache "$W/k$1.trace" "$W/k$2.trace" | jq -r .delta)
-	awk -v a=${T[$1]} -v b=${T[$2]} -v m=$dm -v mc=$dc -v x=$1 -v y=$2 -v ra="${S[$1]}" -v rb="${S[$2]}" 'BEGIN {
-		t = b / a; e = t - m; if (e < 0) e = -e; ec = t - mc; if (ec < 0) ec = -ec
-		printf "| -O%s → -O%s | %.2f | %.2f | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", x, y, a, b, ra, rb, t, m, e, mc, ec
-		print e, ec > "/dev/stderr" }' 2>>"$W/E"
-done
+pairs "-O0 -O1" "-O1 -O2" "-O2 -O3" "-O0 -O3"
+fi
+
+if part 5; then
 echo
-echo "Mean E: $(awk '{s += $1; c += $2} END {printf "%.3f (with --cache: %.3f)", s / NR, c / NR}' "$W/E")."
+echo "### 5. Differential throughput: Lua 5.1, 5.2, 5.3, 5.4"
+echo
+echo "One CPU-bound script, \`bench/cycles/versions.lua\` (recursion, a sieve,"
+echo "string building and matching, sorting; unchanged on every version);"
+echo "truth: $LUA_ROUNDS rounds natively; model: 10 rounds. CPU znver3."
+echo
+for v in 5.1 5.2 5.3 5.4; do
+	truth "lua$v" lua$v bench/cycles/versions.lua "$LUA_ROUNDS"
+	model "lua$v" lua$v bench/cycles/versions.lua 10
+done
+pairs "lua5.1 lua5.2" "lua5.2 lua5.3" "lua5.3 lua5.4" "lua5.1 lua5.4"
+fi
+
+if part 6; then
+echo
+echo "### 6. Differential throughput: clang 13, 14, 15, 16"
+echo
+echo "The seed's experiment: each version compiles the same bitcode at -O2"
+echo "(\`lib/analysis/simpoint.c\` compiled by clang-13 at -O0 without"
+echo "optnone, so every version reads it and has the whole -O2 pipeline to"
+echo "run). Truth and model as above, one compilation each. CPU znver3."
+echo
+clang-13 -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -O0 -Xclang -disable-O0-optnone \
+	-emit-llvm -c lib/analysis/simpoint.c -o "$W/in.bc"
+for v in 13 14 15 16; do
+	truth "clang-$v" clang-$v -O2 -c "$W/in.bc" -o "$W/out.o"
+	model "clang-$v" clang-$v -O2 -c "$W/in.bc" -o "$W/out.o"
+done
+pairs "clang-13 clang-14" "clang-14 clang-15" "clang-15 clang-16" "clang-13 clang-16"
 fi

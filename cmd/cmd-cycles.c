@@ -317,6 +317,10 @@ static void print_text(struct report *r)
 		       "missed L2 too (+%u cycles)\n",
 		       fmt_u64(tot.l1_misses, n1), r->o.l2_penalty,
 		       fmt_u64(tot.l2_misses, n2), r->o.mem_penalty);
+	if (r->o.memren)
+		printf(
+		    "Memory renaming: %s loads took a stored value at once\n",
+		    fmt_u64(tot.renamed, n1));
 	if (r->o.bpred) {
 		uint64_t nb = 0, nm = 0;
 
@@ -398,6 +402,7 @@ static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
 	json_u64(j, "loads", c->loads);
 	json_u64(j, "stores", c->stores);
 	json_u64(j, "loads_after_store", c->mem_deps);
+	json_u64(j, "renamed_loads", c->renamed);
 	json_u64(j, "mem_mismatch_blocks", c->mem_mismatch);
 	json_u64(j, "l1_load_misses", c->l1_misses);
 	json_u64(j, "l2_load_misses", c->l2_misses);
@@ -443,6 +448,7 @@ static void print_json(struct report *r)
 	json_str(&j, "alias", alias_name(r->o.alias));
 	json_bool(&j, "cache_model", r->o.cache);
 	json_bool(&j, "branch_predictor", r->o.bpred);
+	json_bool(&j, "memory_renaming", r->o.memren);
 	if (r->o.bpred)
 		json_u64(&j, "mispredict_penalty",
 			 dbtp_cycles_mispredict_penalty(r->c));

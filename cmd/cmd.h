@@ -58,29 +58,34 @@ int run_option(const char *cmd, int c, const char *arg,
 struct dbtp_cycles_opts;
 /* Options of the cycle model that cycles and diff share (option codes
  * for their getopt tables, the help lines, the parser). */
-enum { MO_CACHE = 0x1100, MO_CACHE_PENALTY, MO_BPRED, MO_MISPREDICT };
-#define MODEL_LONG_OPTIONS                                                     \
-	{"cache", no_argument, NULL, MO_CACHE},                                \
-	    {"cache-penalty", required_argument, NULL, MO_CACHE_PENALTY},      \
-	    {"branch-predictor", no_argument, NULL, MO_BPRED},                 \
-	{                                                                      \
-		"mispredict-penalty", required_argument, NULL, MO_MISPREDICT   \
-	}
-#define MODEL_HELP                                                             \
-	"      --cache          add a cache model: loads go through an L1D\n"  \
-	"                       (32K, 8-way) and L2 (1M, 16-way) per "         \
-	"thread;\n"                                                            \
-	"                       an L1 miss adds 10 cycles, an L2 miss 40\n"    \
-	"      --cache-penalty L2,MEM  those two penalties (implies "          \
-	"--cache)\n"                                                           \
+enum {
+	MO_CACHE = 0x1100,
+	MO_CACHE_PENALTY,
+	MO_BPRED,
+	MO_MISPREDICT,
+	MO_MEMREN
+};
+/* clang-format off */
+#define MODEL_LONG_OPTIONS \
+	{"cache", no_argument, NULL, MO_CACHE}, \
+	{"cache-penalty", required_argument, NULL, MO_CACHE_PENALTY}, \
+	{"branch-predictor", no_argument, NULL, MO_BPRED}, \
+	{"mispredict-penalty", required_argument, NULL, MO_MISPREDICT}, \
+	{"memory-renaming", no_argument, NULL, MO_MEMREN}
+#define MODEL_HELP \
+	"      --cache          add a cache model: loads go through an L1D\n" \
+	"                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n" \
+	"                       an L1 miss adds 10 cycles, an L2 miss 40\n" \
+	"      --cache-penalty L2,MEM  those two penalties (implies --cache)\n" \
 	"      --branch-predictor  add a branch predictor (gshare, indirect\n" \
-	"                       targets, return stack); after a "              \
-	"misprediction\n"                                                      \
+	"                       targets, return stack); after a misprediction\n" \
 	"                       dispatch resumes a penalty after the branch\n" \
-	"                       has executed (the CPU's LLVM model's, "        \
-	"13-14)\n"                                                             \
-	"      --mispredict-penalty N  that penalty (implies "                 \
-	"--branch-predictor)\n"
+	"                       has executed (the CPU's LLVM model's, 13-14)\n" \
+	"      --mispredict-penalty N  that penalty (implies --branch-predictor)\n" \
+	"      --memory-renaming  a 4- or 8-byte integer load of the bytes an\n" \
+	"                       older store wrote takes the stored value at\n" \
+	"                       once (AMD Zen 2 and Zen 4; x86 only)\n"
+/* clang-format on */
 /**
  * model_option() - apply one of the MODEL_LONG_OPTIONS to @o.  Returns 1
  * if @c was one of them, 0 if not, -1 after a usage error message.

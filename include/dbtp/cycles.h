@@ -244,6 +244,14 @@ struct dbtp_cycles_opts {
 	 * CPU's, dbtp_timing_mispredict_penalty()). */
 	int bpred;
 	unsigned mispredict_penalty;
+	/* Memory renaming (x86, off unless @memren), as AMD's Zen 2 and
+	 * Zen 4 mirror memory operands: a load of 4 or 8 bytes of
+	 * general-purpose data through [base + index + displacement] (not
+	 * absolute or rip-relative) of exactly the bytes an older store of
+	 * the same kind wrote takes its value when the store's data was
+	 * ready (the store's issue), without waiting for the store or
+	 * paying the load latency.  Needs a mem-mode trace. */
+	int memren;
 };
 
 /* Kinds of predicted branches (struct dbtp_cycles_counts). */
@@ -287,6 +295,7 @@ const char *dbtp_stall_name(int stall);
 struct dbtp_cycles_counts {
 	uint64_t insns, uops, cycles, blocks;
 	uint64_t loads, stores, mem_deps, mem_mismatch;
+	uint64_t renamed; /* loads forwarded by renaming (opts.memren) */
 	uint64_t l1_misses, l2_misses; /* loads, with the cache model */
 	/* branch predictor only: predicted branches (conditional, indirect
 	 * jumps and calls, returns; direct jumps and calls are not counted)

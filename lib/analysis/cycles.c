@@ -51,6 +51,7 @@ struct insn {
 	uint8_t nr, nw, nmem;
 	uint8_t out;  /* outside the region (opts.keep) */
 	uint8_t call; /* a call (for opts.mca_compat) */
+	uint8_t ren;  /* its one memory operand can be renamed (opts.memren) */
 	uint8_t r[MAX_RW], w[MAX_RW];
 };
 
@@ -70,7 +71,9 @@ struct mem {
 
 struct store {
 	uint64_t gran, addr, done;
+	uint64_t issue; /* its data was ready (opts.memren) */
 	uint32_t size;
+	uint8_t ren; /* made by an insn.ren instruction */
 };
 
 struct pipe {
@@ -308,6 +311,43 @@ static unsigned x86_mems(const cs_insn *ci)
 	return n;
 }
 
+/*
+ * Whether the x86 instruction's only memory access is an explicit operand
+ * [base + index + displacement] (not absolute, not rip-relative) of 4 or
+ * 8 bytes moving general-purpose data: what memory renaming can forward
+ * (opts.memren).
+ */
+static int x86_renamable_operand(const dbtp_cycles *c, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const char *m = ci->mnemonic;
+	int n = 0, ok = 0;
+
+	if (starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
+	    starts(m, "ret") || !strcmp(m, "leave"))
+		return 0;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type == X86_OP_REG) {
+			/* vector, x87 and mask data are not renamed */
+			const char *r = cs_reg_name(c->cs, op->reg);
+
+			if (!r || r[0] == 'x' || r[0] == 'y' || r[0] == 'z' ||
+			    r[0] == 'k' || starts(r, "mm") || starts(r, "st"))
+				return 0;
+		}
+		if (op->type != X86_OP_MEM)
+			continue;
+		n++;
+		ok = op->mem.base != X86_REG_INVALID &&
+		     op->mem.base != X86_REG_RIP &&
+		     op->mem.segment == X86_REG_INVALID &&
+		     (op->size == 4 || op->size == 8);
+	}
+	return n == 1 && ok;
+}
+
 /* The canonical registers an instruction's memory operands address with. */
 static unsigned addr_regs(const dbtp_cycles *c, const cs_insn *ci, uint8_t *out)
 {
@@ -493,6 +533,8 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 		in->nmem =
 		    (uint8_t)(c->arch == DBTP_ARCH_X86_64 ? x86_mems(c->ci)
 							  : a64_mems(c->ci));
+		in->ren = (uint8_t)(c->arch == DBTP_ARCH_X86_64 &&
+				    x86_renamable_operand(c, c->ci));
 		bi->nmem += in->nmem;
 	}
 	return 0;
@@ -791,7 +833,22 @@ static uint64_t load_after(const struct pipe *p, uint64_t a, uint32_t n)
 	return t;
 }
 
-static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done)
+/*
+ * The store a renamed load takes its value from: the latest store of the
+ * same bytes, made through a renamable operand (NULL: none).
+ */
+static const struct store *store_same(const struct pipe *p, uint64_t a,
+				      uint32_t n)
+{
+	const struct store *s = &p->st[(a >> 3) % STORES];
+
+	return s->gran == (a >> 3) + 1 && s->addr == a && s->size == n && s->ren
+		   ? s
+		   : NULL;
+}
+
+static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done,
+		     uint64_t issue, int ren)
 {
 	if (!n)
 		n = 1;
@@ -803,6 +860,8 @@ static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done)
 		s->addr = a;
 		s->size = n;
 		s->done = done;
+		s->issue = issue;
+		s->ren = (uint8_t)ren;
 	}
 }
 
@@ -817,6 +876,8 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		 rob_u = u > cpu->rob ? cpu->rob : u;
 	uint64_t d = p->d, d0, ready, regready = 0, memready = 0, t, done, r;
 	unsigned extra = 0; /* cache-miss cycles of its loads */
+	uint64_t ren = 0;   /* renamed loads: their values were ready */
+	int nren = 0, nld = 0;
 
 	/* reorder buffer */
 	d0 = d;
@@ -898,6 +959,20 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 			continue;
 		}
 		p->c.loads++;
+		nld++;
+		if (c->o.memren && in->ren) {
+			const struct store *s =
+			    store_same(p, m[k].addr, m[k].size ? m[k].size : 1);
+
+			if (s) {
+				/* forwarded by renaming: no wait, no
+				 * memory latency */
+				ren = max64(ren, s->issue);
+				nren++;
+				p->c.renamed++;
+				continue;
+			}
+		}
 		if (c->o.alias == DBTP_ALIAS_NONE)
 			continue;
 		w = c->o.alias == DBTP_ALIAS_ALL
@@ -914,6 +989,15 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	t = issue(c, p, ft, ready);
 	p->c.stall[DBTP_STALL_PORT] += t - ready;
 	done = t + ft->latency + extra;
+	if (nren && nren == nld) {
+		/* every load renamed: the result is the operation's own
+		 * latency after the stored values were ready */
+		unsigned op = ft->latency > cpu->load_latency
+				  ? ft->latency - cpu->load_latency
+				  : 0;
+
+		done = max64(t + 1, ren + op);
+	}
 	/* an address register written back (push, pop, call, ret, pre- and
 	 * post-indexed addressing) is an add: ready the next cycle */
 	for (unsigned k = 0; k < in->nw; k++)
@@ -921,8 +1005,9 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : done;
 	for (unsigned k = 0; k < nm; k++)
 		if (m[k].store) {
-			if (c->o.alias == DBTP_ALIAS_ADDR)
-				store_at(p, m[k].addr, m[k].size, done);
+			if (c->o.alias == DBTP_ALIAS_ADDR || c->o.memren)
+				store_at(p, m[k].addr, m[k].size, done, t,
+					 in->ren);
 			p->store_max = max64(p->store_max, done);
 		}
 	/* llvm-mca 14 gives a call 100 cycles to execute (not to its
@@ -1256,6 +1341,7 @@ void dbtp_cycles_total(const dbtp_cycles *c, struct dbtp_cycles_counts *out)
 		out->stores += s->stores;
 		out->mem_deps += s->mem_deps;
 		out->mem_mismatch += s->mem_mismatch;
+		out->renamed += s->renamed;
 		out->l1_misses += s->l1_misses;
 		out->l2_misses += s->l2_misses;
 		for (int k = 0; k < DBTP_BPK_N; k++) {

@@ -200,6 +200,13 @@ done
 contains "bad penalty message" "--mispredict-penalty wants cycles" \
 	"$("$DBTPROF" cycles --mispredict-penalty abc "$T/l.trace" 2>&1 || true)"
 
+# Memory renaming: memops never loads the bytes it stored, so nothing is
+# renamed and the cycles stay exactly the default's.
+eq "renaming, nothing to rename" "0 true $(cy "$T/m.trace" .total_cycles --mcpu skylake)" \
+	"$(cy "$T/m.trace" '[.renamed_loads, .memory_renaming, .total_cycles] | join(" ")' --mcpu skylake --memory-renaming)"
+contains "renaming text" "Memory renaming: 0 loads took a stored value at once" \
+	"$("$DBTPROF" cycles --mcpu skylake --memory-renaming "$T/m.trace")"
+
 # Live: the same numbers as from the trace.
 eq "live = trace" "$(cy "$T/m.trace" '[.instructions, .total_cycles] | join(" ")' --mcpu skylake)" \
 	"$("$DBTPROF" cycles --json --mcpu skylake -- "$G/x86_64/memops" |

@@ -7,7 +7,8 @@
  * or other bytes under each aliasing rule, mulq and vhaddps competing for
  * port 5, block cycles adding up to the total, defaults for unknown forms,
  * memory events that do not match, and threads; the branch predictor's
- * conditional, return-stack and indirect predictions and its penalty.
+ * conditional, return-stack and indirect predictions and its penalty;
+ * memory renaming.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -652,6 +653,57 @@ static void test_bp_penalties(void)
 	}
 }
 
+/* --- memory renaming ----------------------------------------------------- */
+
+/*
+ * imul rcx,rcx (port 1, latency 3); mov [rdi],rcx (port 4, latency 1);
+ * mov rax,[rsi] (latency 5, the CPU's load latency 5), all dispatched at
+ * 0.  imul issues at 1, executes until 4, retires at 5; the store waits
+ * for rcx: issues at 4, done at 5, retires at 6.
+ *  - Load of the stored bytes, addresses ordered: it waits for the store
+ *    (5), executes until 10, retires at 11: 12 cycles.
+ *  - The same with renaming: it issues at 1 and has the value when the
+ *    store's data was ready (4; a plain load adds nothing): retires at
+ *    max(5, 6) = 6: 7 cycles, one load renamed, none ordered.
+ *  - Renaming, but a load of other bytes: issues at 1, done at 6, retires
+ *    at 7: 8 cycles, nothing renamed.
+ */
+static void test_memren(void)
+{
+	static const struct enc s3[] = {E(IMUL_RCX), E(STORE), E(LOAD)};
+	struct dbtp_cpu_params p;
+	dbtp_timing *t = NULL;
+	dbtp_err err = {0};
+	static const struct {
+		int memren;
+		uint64_t load_addr, cycles, renamed, deps;
+	} cases[] = {
+	    {0, 0x1000, 12, 0, 1}, {1, 0x1000, 7, 1, 0}, {1, 0x2000, 8, 0, 0}};
+
+	cpu(&p, 6);
+	p.load_latency = 5;
+	CHECK(!dbtp_timing_new(&t, DBTP_ARCH_X86_64, &p, &err));
+	set(t, IMUL_RCX, 4, 1, 3, 0, 1, BIT(P1), 1u);
+	set(t, STORE, 3, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
+	set(t, LOAD, 3, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dbtp_cycles_opts o = {.alias = DBTP_ALIAS_ADDR,
+					     .memren = cases[i].memren};
+		const struct mem m[] = {{0x1000, 1}, {cases[i].load_addr, 0}};
+		struct dbtp_cycles_counts k;
+		dbtp_cycles *c = NULL;
+
+		CHECK(!dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err));
+		exec(c, 0, s3, 3, 3, m, 2);
+		dbtp_cycles_total(c, &k);
+		CHECK_EQ(k.cycles, cases[i].cycles);
+		CHECK_EQ(k.renamed, cases[i].renamed);
+		CHECK_EQ(k.mem_deps, cases[i].deps);
+		dbtp_cycles_free(c);
+	}
+	dbtp_timing_free(t);
+}
+
 int main(void)
 {
 	test_chain();
@@ -666,5 +718,6 @@ int main(void)
 	test_bp_ras();
 	test_bp_indirect();
 	test_bp_penalties();
+	test_memren();
 	return T_DONE();
 }
