@@ -170,9 +170,9 @@ echo "\`record -m mem\` $r s ($(awk -v a=$r -v b=$q 'BEGIN {printf "%.1f", a / b
 echo "model concurrently through a pipe) $l s, $(awk -v a=$l -v b=$q 'BEGIN {printf "%.1f", a / b}')× QEMU, peak $(awk -v m=$lm 'BEGIN {printf "%.0f", m / 1024}') MiB."
 fi
 # --- differential throughput (parts 4-6) ---------------------------------
-# Truth: median of 7 native runs, CPU time (user + system; this VM has no
-# hardware cycle counters, and CPU time varies less than wall-clock under
-# other load).  Model: each version recorded once in mem mode, its cycles
+# Truth: median of 7 native runs, in hardware cycles where `perf stat -e
+# cycles` counts them, else in CPU time (user + system, which varies less
+# than wall-clock under other load).  Model: each version recorded once in mem mode, its cycles
 # estimated under each configuration; delta = cycles(B) / cycles(A), the
 # same as `dbtprof diff` computes.
 CONFIGS=("" "--branch-predictor" "--memory-renaming"
@@ -183,7 +183,28 @@ touch "$STATE"
 get() { awk -F '\t' -v k="$1" '$1 == k {v = $2} END {print v}' "$STATE"; }
 put() { printf '%s\t%s\n' "$1" "$2" >>"$STATE"; }
 
-# truth KEY CMD... : median and range of 7 native runs' CPU time
+if perf stat -x, -e cycles -o "$W/p" true 2>/dev/null &&
+	grep -q '^[0-9]' "$W/p"; then
+	TRUTH="hardware cycles (perf stat -e cycles), in units of 10^9"
+else
+	TRUTH="CPU time in seconds (no hardware cycle counter: perf stat -e cycles does not count here)"
+fi
+
+# once CMD... : the truth of one run, on stdout
+once() {
+	case $TRUTH in
+	hardware*)
+		perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
+		awk -F, '/cycles/ {printf "%.6f\n", $1 / 1e9}' "$W/p"
+		;;
+	*)
+		/usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
+		awk '{print $1 + $2}' "$W/tt"
+		;;
+	esac
+}
+
+# truth KEY CMD... : median and range of 7 native runs
 truth() {
 	k=$1
 	shift
@@ -193,8 +214,7 @@ truth() {
 	[ -z "${CYCLES_SKIP_TRUTH:-}" ] || return 0
 	say "native $k"
 	for _ in 1 2 3 4 5 6 7; do
-		/usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
-		awk '{print $1 + $2}' "$W/tt"
+		once "$@"
 	done | sort -g >"$W/t.$k"
 	T[$k]=$(awk '{v[NR] = $1} END {print v[4]}' "$W/t.$k")
 	S[$k]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/t.$k")
@@ -235,7 +255,9 @@ pairs() {
 			fi
 		done
 	done
-	echo "| pair | native s (A) | native s (B) | range A | range B | Δ truth | Δ model | E | E --branch-predictor | E --memory-renaming | E all + --cache | instructions B/A |"
+	echo "Truth: $TRUTH, median of 7 runs."
+	echo
+	echo "| pair | native (A) | native (B) | range A | range B | Δ truth | Δ model | E | E --branch-predictor | E --memory-renaming | E all + --cache | instructions B/A |"
 	echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 	: >"$W/E"
 	for p in "$@"; do
