@@ -90,7 +90,6 @@ int cmd_simpoint(int argc, char **argv)
 	};
 	struct dbtp_simpoint_opts o;
 	struct dbtp_simpoint_result res;
-	struct dbtp_bbv bbv;
 	struct dbtp_buf sp = {0}, w = {0}, lab = {0};
 	const char *in = NULL, *out = NULL;
 	unsigned long long v;
@@ -99,7 +98,6 @@ int cmd_simpoint(int argc, char **argv)
 	char *end;
 
 	dbtp_simpoint_default_opts(&o);
-	memset(&bbv, 0, sizeof(bbv));
 	memset(&res, 0, sizeof(res));
 	opterr = 0;
 	optind = 1;
@@ -175,15 +173,7 @@ int cmd_simpoint(int argc, char **argv)
 	}
 	if (!in || !out || optind != argc)
 		return usage_error("simpoint", "give -i IN.bb and -o PREFIX");
-	if (dbtp_bbv_read(in, &bbv, &err)) {
-		error("%s", err.msg);
-		return 1;
-	}
-	if (!bbv.n) {
-		error("%s: no intervals", in);
-		goto out;
-	}
-	if (dbtp_simpoint_run(&bbv, &o, &res, &err)) {
+	if (dbtp_simpoint_run_file(in, &o, &res, &err)) {
 		error("%s", err.msg);
 		goto out;
 	}
@@ -239,7 +229,6 @@ int cmd_simpoint(int argc, char **argv)
 	rc = 0;
 out:
 	dbtp_simpoint_free_result(&res);
-	dbtp_bbv_free(&bbv);
 	dbtp_buf_free(&sp);
 	dbtp_buf_free(&w);
 	dbtp_buf_free(&lab);

@@ -84,6 +84,21 @@ int dbtp_bbv_read_mem(const char *data, size_t len, const char *name,
 		      struct dbtp_bbv *out, dbtp_err *err);
 
 /**
+ * dbtp_bbv_scan() - read a .bb file one interval at a time, holding only
+ * the longest line and one interval in memory: @fn is called with each
+ * interval's ids (increasing) and counts, @n pairs, in file order; it
+ * returns 0, or -1 with @err set to stop the scan.  The same rules and
+ * messages as dbtp_bbv_read_mem(); an error stops the scan at its line
+ * (the intervals before it have been handed out).
+ *
+ * Return: 0, or -1 with @err.
+ */
+int dbtp_bbv_scan(const char *path,
+		  int (*fn)(void *arg, const uint32_t *ids,
+			    const uint64_t *counts, size_t n, dbtp_err *err),
+		  void *arg, dbtp_err *err);
+
+/**
  * dbtp_bbv_add() - append one interval to @bbv.
  * @bbv: the matrix (zeroed or filled before).
  * @ids: block ids, >= 1, in any order, no repeats.

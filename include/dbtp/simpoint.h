@@ -183,6 +183,17 @@ int dbtp_simpoint_run(const struct dbtp_bbv *bbv,
 		      const struct dbtp_simpoint_opts *opts,
 		      struct dbtp_simpoint_result *res, dbtp_err *err);
 
+/**
+ * dbtp_simpoint_run_file() - dbtp_simpoint_run() on the .bb file @path,
+ * read with dbtp_bbv_scan(): each interval is projected as it is read, so
+ * memory is the n x dim projected doubles and the clustering's, never the
+ * sparse vectors.  The same file gives the same result as loading it and
+ * calling dbtp_simpoint_run().  Return: 0 or -1 (the reader's messages).
+ */
+int dbtp_simpoint_run_file(const char *path,
+			   const struct dbtp_simpoint_opts *opts,
+			   struct dbtp_simpoint_result *res, dbtp_err *err);
+
 /** dbtp_simpoint_free_result() - release @r's arrays and zero it. */
 void dbtp_simpoint_free_result(struct dbtp_simpoint_result *r);
 

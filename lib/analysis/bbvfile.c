@@ -288,6 +288,46 @@ static int parse_interval(struct parser *ps, struct dbtp_bbv *b)
 	return -1;
 }
 
+/*
+ * The line [@p, @end) (without its '\n'), number ps->lineno: blank and
+ * comment lines are skipped, an interval line is appended to @out.  0 or
+ * -1 with ps->err.
+ */
+static int parse_line(struct parser *ps, const unsigned char *p,
+		      const unsigned char *end, struct dbtp_bbv *out)
+{
+	const unsigned char *c;
+
+	ps->line = ps->p = p;
+	ps->end = end;
+	/* no NUL anywhere, no control byte outside comments */
+	c = memchr(ps->line, 0, (size_t)(ps->end - ps->line));
+	if (c)
+		return perr(ps, "unexpected byte 0x00", c);
+	skip_blanks(ps);
+	if (ps->p >= ps->end || *ps->p == '#')
+		return 0;
+	for (c = ps->p; c < ps->end; c++)
+		if (*c < 0x20 && !is_blank(*c))
+			return dbtp_err_set(ps->err, EINVAL,
+					    "%s: line %zu: unexpected byte "
+					    "0x%02x at column %zu",
+					    ps->name, ps->lineno, *c,
+					    (size_t)(c - ps->line) + 1);
+	if (*ps->p != 'T')
+		return perr(ps, "expected 'T' (an interval line)", ps->p);
+	ps->p++;
+	return parse_interval(ps, out);
+}
+
+/* "NAME: line N: no intervals", N the line after the last. */
+static int no_intervals(const char *name, size_t lineno, int ends_in_nl,
+			dbtp_err *err)
+{
+	return dbtp_err_set(err, EINVAL, "%s: line %zu: no intervals", name,
+			    lineno + ends_in_nl);
+}
+
 int dbtp_bbv_read_mem(const char *data, size_t len, const char *name,
 		      struct dbtp_bbv *out, dbtp_err *err)
 {
@@ -297,49 +337,107 @@ int dbtp_bbv_read_mem(const char *data, size_t len, const char *name,
 	memset(out, 0, sizeof(*out));
 	while (p < end) {
 		const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
-		const unsigned char *c;
 
 		ps.lineno++;
-		ps.line = ps.p = p;
-		ps.end = nl ? nl : end;
+		if (parse_line(&ps, p, nl ? nl : end, out))
+			goto fail;
 		p = nl ? nl + 1 : end;
-		/* no NUL anywhere, no control byte outside comments */
-		c = memchr(ps.line, 0, (size_t)(ps.end - ps.line));
-		if (c) {
-			perr(&ps, "unexpected byte 0x00", c);
-			goto fail;
-		}
-		skip_blanks(&ps);
-		if (ps.p >= ps.end || *ps.p == '#')
-			continue;
-		for (c = ps.p; c < ps.end; c++) {
-			if (*c < 0x20 && !is_blank(*c)) {
-				dbtp_err_set(err, EINVAL,
-					     "%s: line %zu: unexpected byte "
-					     "0x%02x at column %zu",
-					     name, ps.lineno, *c,
-					     (size_t)(c - ps.line) + 1);
-				goto fail;
-			}
-		}
-		if (*ps.p != 'T') {
-			perr(&ps, "expected 'T' (an interval line)", ps.p);
-			goto fail;
-		}
-		ps.p++;
-		if (parse_interval(&ps, out))
-			goto fail;
 	}
 	if (!out->n) {
-		/* the line after the last one: where the intervals were due */
-		dbtp_err_set(err, EINVAL, "%s: line %zu: no intervals", name,
-			     ps.lineno + (len == 0 || data[len - 1] == '\n'));
+		no_intervals(name, ps.lineno, len == 0 || data[len - 1] == '\n',
+			     err);
 		goto fail;
 	}
 	return 0;
 fail:
 	dbtp_bbv_free(out);
 	return -1;
+}
+
+int dbtp_bbv_scan(const char *path,
+		  int (*fn)(void *arg, const uint32_t *ids,
+			    const uint64_t *counts, size_t n, dbtp_err *err),
+		  void *arg, dbtp_err *err)
+{
+	struct parser ps = {.name = path, .err = err};
+	struct dbtp_bbv row = {0};
+	size_t len = 0, cap = 1 << 16, intervals = 0;
+	unsigned char *buf = malloc(cap);
+	int fd, eof = 0, ret = -1, last_nl = 1;
+
+	if (!buf)
+		return dbtp_err_set(err, ENOMEM, "%s: out of memory", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		dbtp_err_set(err, errno, "%s: %s", path, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	while (!eof || len) {
+		unsigned char *p, *end, *nl;
+
+		if (!eof) {
+			ssize_t r;
+
+			if (len == cap) { /* a line longer than the buffer */
+				unsigned char *q;
+
+				if (cap > SIZE_MAX / 2 ||
+				    !(q = realloc(buf, cap * 2))) {
+					dbtp_err_set(err, ENOMEM,
+						     "%s: line %zu: out of "
+						     "memory",
+						     path, ps.lineno + 1);
+					goto out;
+				}
+				buf = q;
+				cap *= 2;
+			}
+			r = read(fd, buf + len, cap - len);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				dbtp_err_set(err, errno, "%s: %s", path,
+					     strerror(errno));
+				goto out;
+			}
+			if (r) {
+				last_nl = buf[len + (size_t)r - 1] == '\n';
+				len += (size_t)r;
+			} else {
+				eof = 1;
+			}
+		}
+		p = buf; /* (after any realloc) */
+		end = buf + len;
+		/* whole lines; at the end of the file, the last one too */
+		while (p < end &&
+		       ((nl = memchr(p, '\n', (size_t)(end - p))) || eof)) {
+			ps.lineno++;
+			row.n = 0;
+			if (parse_line(&ps, p, nl ? nl : end, &row))
+				goto out;
+			if (row.n) {
+				intervals++;
+				if (fn(arg, row.ids, row.counts, row.start[1],
+				       err))
+					goto out;
+			}
+			p = nl ? nl + 1 : end;
+		}
+		len -= (size_t)(p - buf);
+		memmove(buf, p, len);
+	}
+	if (!intervals) {
+		no_intervals(path, ps.lineno, last_nl, err);
+		goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	free(buf);
+	dbtp_bbv_free(&row);
+	return ret;
 }
 
 int dbtp_bbv_read(const char *path, struct dbtp_bbv *out, dbtp_err *err)

@@ -932,6 +932,62 @@ int dbtp_simpoint_run(const struct dbtp_bbv *bbv,
 	return ret;
 }
 
+struct proj {
+	double *x;
+	size_t n, cap;
+	unsigned dim;
+	uint64_t seed;
+};
+
+static int proj_add(void *arg, const uint32_t *ids, const uint64_t *counts,
+		    size_t m, dbtp_err *err)
+{
+	struct proj *p = arg;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 1024;
+		double *x;
+
+		if (cap > SIZE_MAX / sizeof(double) / p->dim ||
+		    !(x = realloc(p->x, cap * p->dim * sizeof(double))))
+			return dbtp_err_set(err, ENOMEM,
+					    "simpoint: out of memory");
+		p->x = x;
+		p->cap = cap;
+	}
+	dbtp_simpoint_project_one(ids, counts, m, p->dim, p->seed,
+				  p->x + p->n * p->dim);
+	p->n++;
+	return 0;
+}
+
+int dbtp_simpoint_run_file(const char *path,
+			   const struct dbtp_simpoint_opts *opts,
+			   struct dbtp_simpoint_result *res, dbtp_err *err)
+{
+	struct dbtp_simpoint_opts def;
+	struct proj p = {0};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!opts) {
+		dbtp_simpoint_default_opts(&def);
+		opts = &def;
+	}
+	if (bad_opts(opts, err))
+		return -1;
+	if (!opts->dim)
+		return dbtp_err_set(err, EINVAL,
+				    "simpoint: dim must be at least 1");
+	p.dim = opts->dim;
+	p.seed = opts->seed_proj;
+	ret = dbtp_bbv_scan(path, proj_add, &p, err);
+	if (!ret)
+		ret = dbtp_simpoint_cluster(p.x, p.n, p.dim, opts, res, err);
+	free(p.x);
+	return ret;
+}
+
 /* ---- output ---- */
 
 /* Append printf-formatted text to @b; 0 or -1. */

@@ -3,14 +3,19 @@
  * fuzz-bbv.c - libFuzzer harness for lib/analysis/bbvfile.c: parse arbitrary
  * bytes as a .bb file; what parses must satisfy the CSR invariants and
  * format back to text that parses to the same matrix; what does not must
- * leave one line of error and an empty matrix.
+ * leave one line of error and an empty matrix.  The streaming reader,
+ * dbtp_bbv_scan(), must hand out exactly the same intervals, or fail with
+ * the same message.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dbtp/bbvfile.h"
 #include "util/buf.h"
@@ -46,8 +51,33 @@ static void check_matrix(const struct dbtp_bbv *b)
 	check(max_id == b->max_id);
 }
 
+static int collect(void *arg, const uint32_t *ids, const uint64_t *counts,
+		   size_t n, dbtp_err *err)
+{
+	return dbtp_bbv_add(arg, ids, counts, n, err);
+}
+
+/* Scan @data through a file; its intervals in *@out (0) or -1 and @err. */
+static int scan(const uint8_t *data, size_t size, struct dbtp_bbv *out,
+		dbtp_err *err)
+{
+	char path[64];
+	int fd = memfd_create("fuzz", 0), ret;
+
+	memset(out, 0, sizeof(*out));
+	check(fd >= 0);
+	check(size == 0 || write(fd, data, size) == (ssize_t)size);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ret = dbtp_bbv_scan(path, collect, out, err);
+	close(fd);
+	return ret;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct dbtp_bbv s;
+	dbtp_err serr;
+	int sret;
 	struct dbtp_bbv b, r;
 	struct dbtp_buf text = {0};
 	dbtp_err err;
@@ -58,12 +88,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
+	sret = scan(data, size, &s, &serr);
 	if (dbtp_bbv_read_mem(copy, size, "fuzz", &b, &err)) {
+		const char *a = strchr(err.msg, ':'),
+			   *z = strchr(serr.msg, ':');
+
 		check(err.msg[0] != 0 && !strchr(err.msg, '\n'));
 		check(b.n == 0 && !b.start && !b.ids && !b.counts);
+		/* the same message, but for the name (no out-of-memory here) */
+		check(sret == -1 && a && z && !strcmp(a, z));
+		dbtp_bbv_free(&s);
 		free(copy);
 		return 0;
 	}
+	check(sret == 0 && s.n == b.n && s.max_id == b.max_id);
+	check(!memcmp(s.start, b.start, (b.n + 1) * sizeof(size_t)));
+	check(!memcmp(s.ids, b.ids, b.start[b.n] * sizeof(uint32_t)));
+	check(!memcmp(s.counts, b.counts, b.start[b.n] * sizeof(uint64_t)));
+	dbtp_bbv_free(&s);
 	/* the matrix must not point into the input */
 	memset(copy, 0xa5, size);
 	check_matrix(&b);

@@ -502,6 +502,144 @@ static void test_big(void)
 	dbtp_bbv_free(&b);
 }
 
+/* ---- streaming ---- */
+
+/* Append @n bytes of @p to @b; 0 or -1. */
+static int put(struct dbtp_buf *b, const void *p, size_t n)
+{
+	if (dbtp_buf_reserve(b, n))
+		return -1;
+	dbtp_put_bytes(b, p, n);
+	return 0;
+}
+
+static int collect(void *arg, const uint32_t *ids, const uint64_t *counts,
+		   size_t n, dbtp_err *err)
+{
+	return dbtp_bbv_add(arg, ids, counts, n, err);
+}
+
+/* Write @len bytes of @text to a temporary file; its path (static). */
+static const char *tmpfile_of(const char *text, size_t len)
+{
+	static char path[] = "/tmp/dbtprof-test-bbv.XXXXXX";
+	int fd;
+
+	memcpy(path + sizeof(path) - 7, "XXXXXX", 6);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, len) == (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* dbtp_bbv_scan() gives what dbtp_bbv_read_mem() gives (or its message). */
+static void scan_same(const char *text, size_t len)
+{
+	const char *path = tmpfile_of(text, len);
+	struct dbtp_bbv a = {0}, b;
+	dbtp_err e1 = {0}, e2 = {0};
+	int r1 = dbtp_bbv_scan(path, collect, &a, &e1),
+	    r2 = dbtp_bbv_read_mem(text, len, path, &b, &e2);
+
+	CHECK_EQ(r1, r2);
+	if (!r1 && !r2) {
+		CHECK_EQ(a.n, b.n);
+		CHECK(!memcmp(a.start, b.start, (b.n + 1) * sizeof(size_t)));
+		CHECK(!memcmp(a.ids, b.ids, b.start[b.n] * sizeof(uint32_t)));
+		CHECK(!memcmp(a.counts, b.counts,
+			      b.start[b.n] * sizeof(uint64_t)));
+	} else {
+		CHECK_STR(e1.msg, e2.msg);
+	}
+	unlink(path);
+	dbtp_bbv_free(&a);
+	dbtp_bbv_free(&b);
+}
+
+/*
+ * The streaming reader against the in-memory one: ordinary files, no
+ * final newline, CRLF, errors on a later line, an empty file; lines of
+ * about 75 KiB and 300 KiB (longer than its 64 KiB buffer) and lines
+ * whose ends fall on every side of a buffer boundary; a missing file.
+ * Then dbtp_simpoint_run_file() against dbtp_simpoint_run() on the same
+ * 2,000 intervals: identical results.
+ */
+static void test_scan(void)
+{
+	static const char *const texts[] = {"T:1:5 :2:3\nT:3:1\n",
+					    "T:1:5 :2:3\nT:3:1",
+					    "# c\r\nT:2:1 :1:4\r\n",
+					    "T:1:5\nT:2:0\n",
+					    "T:1:5\n\nT:1:2 :1:3\n",
+					    "",
+					    "\n\n",
+					    "T:1:1\nX\n"};
+	struct dbtp_buf big = {0};
+	struct dbtp_bbv b = {0};
+	struct dbtp_simpoint_result r1, r2;
+	dbtp_err err = {0};
+	const char *path;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		scan_same(texts[i], strlen(texts[i]));
+	for (unsigned pairs = 5000; pairs <= 20000; pairs += 15000) {
+		big.len = 0;
+		for (int line = 0; line < 3; line++) {
+			CHECK(!put(&big, "T", 1));
+			for (unsigned j = 1; j <= pairs; j++) {
+				char pair[48];
+				int n = snprintf(pair, sizeof(pair), ":%u:%u ",
+						 j * 7 + line, 1000000 + j);
+
+				CHECK(!put(&big, pair, (size_t)n));
+			}
+			CHECK(!put(&big, "\n", 1));
+		}
+		scan_same((const char *)big.p, big.len);
+	}
+	/* short lines ending around the 65,536-byte boundary */
+	for (unsigned shift = 0; shift < 24; shift++) {
+		big.len = 0;
+		while (big.len < 65536 - 40 + shift)
+			CHECK(!put(&big, "T:1:2 :3:4\n", 11));
+		scan_same((const char *)big.p, big.len);
+	}
+	dbtp_buf_free(&big);
+	CHECK_EQ(dbtp_bbv_scan("/nonexistent/x.bb", collect, &b, &err), -1);
+	CHECK_STR(err.msg, "/nonexistent/x.bb: No such file or directory");
+
+	for (int i = 0; i < 2000; i++) {
+		uint32_t ids[8];
+		uint64_t counts[8];
+		int phase = (i / 250) % 4;
+
+		for (int j = 0; j < 8; j++) {
+			ids[j] = (uint32_t)(1 + phase * 100 + j);
+			counts[j] = 100 + rnd() % 20;
+		}
+		CHECK(dbtp_bbv_add(&b, ids, counts, 8, &err) == 0);
+	}
+	big.len = 0;
+	for (size_t i = 0; i < b.n; i++)
+		CHECK(dbtp_bbv_format_line(
+			  b.ids + b.start[i], b.counts + b.start[i],
+			  b.start[i + 1] - b.start[i], &big) == 0);
+	path = tmpfile_of((const char *)big.p, big.len);
+	CHECK(dbtp_simpoint_run(&b, NULL, &r1, &err) == 0);
+	CHECK(dbtp_simpoint_run_file(path, NULL, &r2, &err) == 0);
+	CHECK_EQ(r1.n, r2.n);
+	CHECK_EQ(r1.k, r2.k);
+	CHECK(!memcmp(r1.labels, r2.labels, r1.n * sizeof(*r1.labels)));
+	CHECK(!memcmp(r1.points, r2.points, r1.k * sizeof(*r1.points)));
+	CHECK(!memcmp(r1.weights, r2.weights, r1.k * sizeof(*r1.weights)));
+	unlink(path);
+	dbtp_simpoint_free_result(&r1);
+	dbtp_simpoint_free_result(&r2);
+	dbtp_bbv_free(&b);
+	dbtp_buf_free(&big);
+}
+
 int main(void)
 {
 	test_parse_errors();
@@ -514,5 +652,6 @@ int main(void)
 	test_one_phase();
 	test_planted();
 	test_big();
+	test_scan();
 	return T_DONE();
 }
