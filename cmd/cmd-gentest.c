@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,7 +65,10 @@ static const char validate_usage[] =
     "\n"
     "Time the original and the generated program under each DBT\n"
     "configuration (a command prefix; the first is the baseline), the\n"
-    "median of --runs runs each, stdin, stdout and stderr on /dev/null,\n"
+    "median of --runs runs each (the two programs' runs alternate, so\n"
+    "other load on the machine falls on both alike), by CPU time (user +\n"
+    "system of the run and its threads) or wall time, stdin, stdout and\n"
+    "stderr on /dev/null,\n"
     "and report for each configuration the time ratio to the baseline of\n"
     "both programs and the relative error between the ratios; then the\n"
     "mean error, the Spearman rank correlation of the ratios and the\n"
@@ -84,6 +88,8 @@ static const char validate_usage[] =
     "                         vg-lackey=valgrind --tool=lackey,\n"
     "                         vg-memcheck=valgrind --tool=memcheck\n"
     "  -r, --runs N           runs per program and configuration (3)\n"
+    "      --measure cpu|wall  CPU time (default: steadier on a busy\n"
+    "                         machine) or elapsed time\n"
     "      --json             the results as JSON\n"
     "  -h, --help             this text\n";
 
@@ -244,11 +250,16 @@ static int split(char *s, char **v, int max)
 	return n;
 }
 
-/* Wall time of one run of @pre followed by @cmd; -1 after a message. */
-static double time_run(const char *pre, const char *cmd)
+/*
+ * The time of one run of @pre followed by @cmd: CPU time (user + system,
+ * its threads and waited-for children included) if @cpu, else elapsed
+ * time; -1 after a message.
+ */
+static double time_run(const char *pre, const char *cmd, int cpu)
 {
 	char buf[4096], *argv[256];
 	struct timespec t0, t1;
+	struct rusage ru;
 	int st, fd;
 	pid_t pid;
 
@@ -273,8 +284,8 @@ static double time_run(const char *pre, const char *cmd)
 		execvp(argv[0], argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &st, 0) < 0) {
-		error("waitpid: %s", strerror(errno));
+	if (wait4(pid, &st, 0, &ru) < 0) {
+		error("wait4: %s", strerror(errno));
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -288,6 +299,10 @@ static double time_run(const char *pre, const char *cmd)
 			      WTERMSIG(st));
 		return -1;
 	}
+	if (cpu)
+		return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) /
+			   1e6;
 	return (double)(t1.tv_sec - t0.tv_sec) +
 	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
@@ -299,28 +314,41 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median_time(const char *pre, const char *cmd, unsigned runs)
+static double median(double *t, unsigned n)
 {
-	double t[64];
+	qsort(t, n, sizeof(double), cmp_double);
+	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+/*
+ * The median times of @orig and @gen under @pre, *@to and *@tg, over
+ * @runs runs each, the two alternating; 0 or -1 after a message.
+ */
+static int median_times(const char *pre, const char *orig, const char *gen,
+			unsigned runs, int cpu, double *to, double *tg)
+{
+	double a[64], b[64];
 
 	for (unsigned i = 0; i < runs; i++) {
-		progress("validate: %s %s (%u/%u)", pre, cmd, i + 1, runs);
-		t[i] = time_run(pre, cmd);
-		if (t[i] < 0)
+		progress("validate: %s (%u/%u)", pre, i + 1, runs);
+		if ((a[i] = time_run(pre, orig, cpu)) < 0 ||
+		    (b[i] = time_run(pre, gen, cpu)) < 0)
 			return -1;
 	}
-	qsort(t, runs, sizeof(double), cmp_double);
-	return runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+	*to = median(a, runs);
+	*tg = median(b, runs);
+	return 0;
 }
 
 static int cmd_validate(int argc, char **argv)
 {
-	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON };
+	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON, O_MEASURE };
 	static const struct option opts[] = {
 	    {"original", required_argument, NULL, O_ORIG},
 	    {"generated", required_argument, NULL, O_GEN},
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"runs", required_argument, NULL, 'r'},
+	    {"measure", required_argument, NULL, O_MEASURE},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -332,7 +360,7 @@ static int cmd_validate(int argc, char **argv)
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0;
-	int c, json = 0, rc = 1;
+	int c, json = 0, rc = 1, cpu = 1;
 	char *end;
 
 	opterr = 0;
@@ -374,6 +402,14 @@ static int cmd_validate(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_MEASURE:
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+				return usage_error("gentest validate",
+						   "--measure is cpu or wall, "
+						   "not '%s'",
+						   optarg);
+			cpu = !strcmp(optarg, "cpu");
+			break;
 		case 'h':
 			fputs(validate_usage, stdout);
 			return 0;
@@ -404,14 +440,9 @@ static int cmd_validate(int argc, char **argv)
 		}
 		pre[i] = eq + 1;
 	}
-	for (unsigned i = 0; i < ncfg; i++) {
-		to[i] = median_time(pre[i], orig, runs);
-		if (to[i] < 0)
+	for (unsigned i = 0; i < ncfg; i++)
+		if (median_times(pre[i], orig, gen, runs, cpu, &to[i], &tg[i]))
 			goto out;
-		tg[i] = median_time(pre[i], gen, runs);
-		if (tg[i] < 0)
-			goto out;
-	}
 	progress_done();
 	for (unsigned i = 0; i < ncfg; i++) {
 		/* a clock too coarse for a run: one microsecond */
@@ -431,6 +462,7 @@ static int cmd_validate(int argc, char **argv)
 		json_str(&j, "original", orig);
 		json_str(&j, "generated", gen);
 		json_u64(&j, "runs", runs);
+		json_str(&j, "measure", cpu ? "cpu" : "wall");
 		json_arr(&j, "configs");
 		for (unsigned i = 0; i < ncfg; i++) {
 			json_obj(&j, NULL);

@@ -170,6 +170,12 @@ j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" \
 eq "validate configs" "a q" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
 eq "validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
 eq "validate fields" "true" "$(jq '.speedup > 0 and .mean_error >= 0 and (.configs[1].original_s > 0)' <<<"$j")"
+# CPU time (the default) against wall time: sleeping costs no CPU.
+j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sleep 0.3" --generated true)
+eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
+j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
+eq "validate wall time" "wall true" "$(jq -r '[.measure, (.configs[0].original_s >= 0.3)] | join(" ")' <<<"$j")"
+eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure cycles --original true --generated true)"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
 eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
 eq "validate no programs" 2 "$(status "$DBTPROF" gentest validate --original true)"
