@@ -3,10 +3,14 @@
 # exp-bbv on the workload suite, side by side, interleaved rep by rep.
 #
 #   plain:   qemu-x86_64 -cpu qemu64 CMD
+#   noop:    the same with bench/noop-plugin.c, one empty callback per
+#            executed block: the floor of exact block profiles (plugin API 1)
 #   bbv:     dbtprof bbv -q -i 100000000 -o OUT.bb -- CMD
 #   exp-bbv: valgrind --tool=exp-bbv --interval-size=100000000 CMD
 #
-# Median wall time of BENCH_REPS runs (default 3); Markdown on stdout.
+# Median wall time of BENCH_REPS runs (default 3), and the median CPU time
+# (user + system, all threads) of plain QEMU, noop and bbv; Markdown on
+# stdout.
 # Environment: BENCH_SCALE (small, the default here, or full),
 # BENCH_WORKLOADS (default all), DBTPROF, QEMU.
 
@@ -26,6 +30,7 @@ QEMU=${QEMU:-qemu-x86_64}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 bench_prepare "$BENCH_SCALE" >&2
+cc -O2 -shared -fPIC -I"$ROOT/plugin" -o "$W/noop.so" "$BENCH_DIR/noop-plugin.c"
 
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
@@ -33,19 +38,20 @@ median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 t() {
 	n=$1
 	shift
-	/usr/bin/time -f "%e" -o "$W/one" "$@" >/dev/null 2>"$W/err" </dev/null ||
+	/usr/bin/time -f "%e %U %S" -o "$W/one" "$@" >/dev/null 2>"$W/err" </dev/null ||
 		{ echo "bench: $n failed: $(tail -1 "$W/err")" >&2; return 1; }
-	cat "$W/one" >>"$W/$n"
+	awk '{print $1 >> "'"$W/$n"'"; print $2 + $3 >> "'"$W/$n.cpu"'"}' "$W/one"
 }
 
-echo "| workload ($BENCH_SCALE) | plain QEMU s | live bbv s | × QEMU | exp-bbv s | exp-bbv / bbv |"
-echo "|---|--:|--:|--:|--:|--:|"
+echo "| workload ($BENCH_SCALE) | plain QEMU s | live bbv s | × QEMU | exp-bbv s | exp-bbv / bbv | CPU s: QEMU | noop | bbv | noop × QEMU | bbv × QEMU |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for w in $WORKLOADS; do
 	bench_argv "$w" "$BENCH_SCALE"
-	rm -f "$W/q" "$W/b" "$W/v"
+	rm -f "$W/q" "$W/b" "$W/v" "$W"/*.cpu "$W/z"
 	for _ in $(seq "$REPS"); do
 		echo "bench: $w" >&2
 		t q "$QEMU" -cpu qemu64 "${WL_ARGV[@]}"
+		t z "$QEMU" -cpu qemu64 -plugin "$W/noop.so" "${WL_ARGV[@]}"
 		t b "$DBTPROF" bbv -q -i 100000000 -o "$W/o.bb" -- "${WL_ARGV[@]}"
 		t v valgrind --tool=exp-bbv --interval-size=100000000 \
 			--bb-out-file="$W/vg.bb" --pc-out-file="$W/vg.pc" "${WL_ARGV[@]}" || true
@@ -59,5 +65,8 @@ for w in $WORKLOADS; do
 		v="—"
 		r="—"
 	fi
-	echo "| $w | $q | $b | $(awk -v b="$b" -v q="$q" 'BEGIN {printf "%.2f", b / q}') | $v | $r |"
+	qc=$(median <"$W/q.cpu")
+	zc=$(median <"$W/z.cpu")
+	bc=$(median <"$W/b.cpu")
+	echo "| $w | $q | $b | $(awk -v b="$b" -v q="$q" 'BEGIN {printf "%.2f", b / q}') | $v | $r | $qc | $zc | $bc | $(awk -v a="$zc" -v q="$qc" 'BEGIN {printf "%.2f", a / q}') | $(awk -v a="$bc" -v q="$qc" 'BEGIN {printf "%.2f", a / q}') |"
 done
