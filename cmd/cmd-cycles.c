@@ -138,6 +138,7 @@ struct region {
 
 struct report {
 	const char *path;
+	int live;		     /* analysed live, not from a file */
 	struct dbtp_cycles_insn *tl; /* the window's instructions */
 	size_t ntl;
 	int timeline;
@@ -756,6 +757,8 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 		error("%s", err.msg);
 		return -1;
 	}
+	if (model_warm(r->tm, r->live ? NULL : r->path))
+		return -1;
 	r->sc = dbtp_symcache_new();
 	if (!r->sc) {
 		error("out of memory");
@@ -787,6 +790,7 @@ static int consume(struct report *r, const struct dbtp_timing_opts *to)
 			progress("cycles: %s events", fmt_u64(n, n1));
 	}
 	progress_done();
+	model_flush(r->tm);
 	if (rc < 0 || dbtp_cycles_finish(r->c, &err)) {
 		error("%s", err.msg);
 		return -1;
@@ -1081,6 +1085,7 @@ int cmd_cycles(int argc, char **argv)
 			return EXIT_TOOL;
 		}
 		r.path = "(live)";
+		r.live = 1;
 		r.main = run.program;
 		failed =
 		    dbtp_trace_open_fd(&r.t, run.fd, "plugin stream", &err);

@@ -114,7 +114,8 @@ static int start_quiet(struct dbtp_run *run, const struct dbtp_run_opts *ro,
 	return rc;
 }
 
-static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name)
+static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name,
+		   int live)
 {
 	const struct dbtp_trace_info *in = dbtp_trace_info(t);
 	struct dbtp_timing_opts to = d->to;
@@ -147,6 +148,8 @@ static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name)
 		error("%s", err.msg);
 		goto out;
 	}
+	if (model_warm(tm, live ? NULL : name))
+		goto out;
 	while ((r = dbtp_trace_next(t, &ev, &err)) > 0) {
 		if (dbtp_cycles_event(c, t, &ev, &err)) {
 			r = -1;
@@ -156,6 +159,7 @@ static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name)
 			progress("diff: %s: %s events", name, fmt_u64(n, n1));
 	}
 	progress_done();
+	model_flush(tm);
 	if (r < 0 || dbtp_cycles_finish(c, &err)) {
 		error("%s", err.msg);
 		goto out;
@@ -208,7 +212,7 @@ static int side_trace(struct diff *d, int k, const char *path)
 		error("%s", err.msg);
 		return -1;
 	}
-	rc = analyse(d, k, t, path);
+	rc = analyse(d, k, t, path, 0);
 	dbtp_trace_close(t);
 	return rc;
 }
@@ -230,7 +234,7 @@ static int side_live(struct diff *d, int k, struct dbtp_run_opts *ro,
 	if (failed)
 		error("%s", err.msg);
 	else
-		failed = analyse(d, k, t, argv[0]);
+		failed = analyse(d, k, t, argv[0], 1);
 	if (failed)
 		kill(run.pid, SIGKILL);
 	if (dbtp_run_wait(&run, &status, &err)) {

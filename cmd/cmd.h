@@ -92,6 +92,15 @@ enum {
  */
 int model_option(const char *cmd, int c, const char *arg,
 		 struct dbtp_cycles_opts *o);
+/**
+ * model_warm() - if @path is a trace file, read its block table first (a
+ * quick pass over it) and time all its forms in one batch; 0, or -1 after
+ * a message.
+ */
+struct dbtp_timing;
+int model_warm(struct dbtp_timing *tm, const char *path);
+/** model_flush() - write the timing table's cache; a warning if it fails. */
+void model_flush(struct dbtp_timing *tm);
 /** model_defaults() - fill in the cache penalties --cache implies. */
 void model_defaults(struct dbtp_cycles_opts *o);
 /** write_file() - create @path with @len bytes of @p; prints the error. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -368,4 +369,36 @@ void model_defaults(struct dbtp_cycles_opts *o)
 		o->l2_penalty = DBTP_CYCLES_L2_PENALTY;
 		o->mem_penalty = DBTP_CYCLES_MEM_PENALTY;
 	}
+}
+
+int model_warm(dbtp_timing *tm, const char *path)
+{
+	dbtp_trace *t = NULL;
+	struct dbtp_event ev;
+	dbtp_err err = {0};
+	struct stat st;
+	int r;
+
+	if (!path || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    dbtp_trace_open(&t, path, &err))
+		return 0; /* not a file: the analysis times forms as it goes */
+	dbtp_trace_skip_events(t);
+	while ((r = dbtp_trace_next(t, &ev, &err)) > 0)
+		;
+	/* a read error is the analysis's to report, at its place */
+	r = dbtp_cycles_warm(tm, t, &err);
+	dbtp_trace_close(t);
+	if (r)
+		error("%s", err.msg);
+	return r;
+}
+
+void model_flush(dbtp_timing *tm)
+{
+	dbtp_err err = {0};
+
+	if (dbtp_timing_flush(tm, &err))
+		fprintf(stderr,
+			"dbtprof: warning: timing table not cached: %s\n",
+			err.msg);
 }

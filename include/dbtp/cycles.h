@@ -151,13 +151,22 @@ dbtp_timing_get(const dbtp_timing *t, const uint8_t *bytes, unsigned len);
 /**
  * dbtp_timing_resolve() - time the forms among @n (@forms[i], @lens[i]
  * bytes) not yet in the table: one llvm-mc and one llvm-mca run for all of
- * them, then the cache file is updated.  A form LLVM cannot disassemble or
+ * them; the cache file is updated by dbtp_timing_flush().  A form LLVM
+ * cannot disassemble or
  * time gets the defaults (latency 1, 1 micro-op, any of the integer-add
  * resources) and DBTP_FORM_DEFAULT.  A table made by dbtp_timing_new()
  * gives every missing form the defaults.
  */
 int dbtp_timing_resolve(dbtp_timing *t, const uint8_t *const *forms,
 			const uint8_t *lens, size_t n, dbtp_err *err);
+
+/**
+ * dbtp_timing_flush() - write the forms timed since the cache file was
+ * last written (dbtp_timing_resolve() writes it itself only every 30
+ * seconds: rewriting it per batch is quadratic for large programs).  Call
+ * it when the analysis is done.  0, or -1 naming the file.
+ */
+int dbtp_timing_flush(dbtp_timing *t, dbtp_err *err);
 
 /**
  * dbtp_timing_text() - LLVM's assembly text of a form (as llvm-mc printed
@@ -331,6 +340,15 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
  */
 int dbtp_cycles_event(dbtp_cycles *c, const dbtp_trace *trace,
 		      const struct dbtp_event *ev, dbtp_err *err);
+
+/**
+ * dbtp_cycles_warm() - time every form of @trace's block table in one
+ * batch (one llvm-mc and one llvm-mca run).  For a trace file: a first
+ * pass with dbtp_trace_skip_events() reads the whole table quickly, and
+ * the analysis then needs no LLVM run of its own, where a large program's
+ * blocks, met chunk by chunk, would each bring their own.
+ */
+int dbtp_cycles_warm(dbtp_timing *t, const dbtp_trace *trace, dbtp_err *err);
 
 /** dbtp_cycles_finish() - time every thread's last block. */
 int dbtp_cycles_finish(dbtp_cycles *c, dbtp_err *err);

@@ -541,12 +541,64 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 }
 
 /* Time the forms of blocks [c->decoded, @upto) of @trace, or of @b alone. */
+struct forms {
+	const uint8_t **f;
+	uint8_t *len;
+	size_t n, cap;
+};
+
+/* Append block @x's instruction encodings to @fs; 0 or -1 (no memory). */
+static int add_forms(struct forms *fs, const struct dbtp_block *x)
+{
+	uint32_t off = 0;
+
+	for (uint32_t i = 0; i < x->ninsns; i++) {
+		if (off + x->sizes[i] > x->nbytes || !x->sizes[i] ||
+		    x->sizes[i] > DBTP_TIMING_MAX_BYTES)
+			break;
+		if (fs->n == fs->cap) {
+			size_t nc = fs->cap ? fs->cap * 2 : 1024;
+			const uint8_t **f = realloc(fs->f, nc * sizeof(*f));
+			uint8_t *l;
+
+			if (!f)
+				return -1;
+			fs->f = f;
+			l = realloc(fs->len, nc);
+			if (!l)
+				return -1;
+			fs->len = l;
+			fs->cap = nc;
+		}
+		fs->f[fs->n] = x->bytes + off;
+		fs->len[fs->n++] = x->sizes[i];
+		off += x->sizes[i];
+	}
+	return 0;
+}
+
+int dbtp_cycles_warm(dbtp_timing *t, const dbtp_trace *trace, dbtp_err *err)
+{
+	struct forms fs = {0};
+	int rc = 0;
+
+	for (uint32_t id = 0; id < dbtp_trace_nblocks(trace) && !rc; id++) {
+		const struct dbtp_block *x = dbtp_trace_block(trace, id);
+
+		if (x && add_forms(&fs, x))
+			rc = nomem(err);
+	}
+	if (!rc)
+		rc = dbtp_timing_resolve(t, fs.f, fs.len, fs.n, err);
+	free(fs.f);
+	free(fs.len);
+	return rc;
+}
+
 static int prepare(dbtp_cycles *c, const dbtp_trace *trace,
 		   const struct dbtp_block *b, dbtp_err *err)
 {
-	const uint8_t **forms = NULL;
-	uint8_t *lens = NULL;
-	size_t n = 0, cap = 0;
+	struct forms fs = {0};
 	uint32_t lo = b->id, hi = b->id + 1;
 	int rc = -1;
 
@@ -557,35 +609,13 @@ static int prepare(dbtp_cycles *c, const dbtp_trace *trace,
 	for (uint32_t id = lo; id < hi; id++) {
 		const struct dbtp_block *x =
 		    trace && id != b->id ? dbtp_trace_block(trace, id) : b;
-		uint32_t off = 0;
 
 		if (!x || (id < c->nb && c->b[id].ins))
 			continue;
-		for (uint32_t i = 0; i < x->ninsns; i++) {
-			if (off + x->sizes[i] > x->nbytes || !x->sizes[i] ||
-			    x->sizes[i] > DBTP_TIMING_MAX_BYTES)
-				break;
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				const uint8_t **f =
-				    realloc(forms, nc * sizeof(*f));
-				uint8_t *l;
-
-				if (!f)
-					goto nomem;
-				forms = f;
-				l = realloc(lens, nc);
-				if (!l)
-					goto nomem;
-				lens = l;
-				cap = nc;
-			}
-			forms[n] = x->bytes + off;
-			lens[n++] = x->sizes[i];
-			off += x->sizes[i];
-		}
+		if (add_forms(&fs, x))
+			goto nomem;
 	}
-	if (dbtp_timing_resolve(c->t, forms, lens, n, err))
+	if (dbtp_timing_resolve(c->t, fs.f, fs.len, fs.n, err))
 		goto out;
 	for (uint32_t id = lo; id < hi; id++) {
 		const struct dbtp_block *x =
@@ -601,8 +631,8 @@ static int prepare(dbtp_cycles *c, const dbtp_trace *trace,
 nomem:
 	nomem(err);
 out:
-	free(forms);
-	free(lens);
+	free(fs.f);
+	free(fs.len);
 	return rc;
 }
 

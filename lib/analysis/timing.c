@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/timing.h"
@@ -59,7 +60,12 @@ struct dbtp_timing {
 	uint32_t *hash; /* index + 1; 0 = empty */
 	size_t hsize;
 	struct dbtp_timing_stats st;
+	int dirty; /* forms timed since the cache file was written */
+	struct timespec saved; /* when it was last written (or opened) */
 };
+
+/* How often a long run saves what it has timed so far (seconds). */
+#define CACHE_SAVE_SECONDS 30
 
 static int nomem(dbtp_err *err)
 {
@@ -1029,10 +1035,14 @@ int dbtp_timing_open(dbtp_timing **out, const struct dbtp_timing_opts *o,
 		t->cache = cache_file(o, t);
 	if (t->cache)
 		cache_read(t);
-	if (!t->cpu.dispatch && probe(t, err)) {
-		dbtp_timing_free(t);
-		return -1;
+	if (!t->cpu.dispatch) {
+		if (probe(t, err)) {
+			dbtp_timing_free(t);
+			return -1;
+		}
+		t->dirty = 1; /* the machine parameters, for the cache */
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t->saved);
 	*out = t;
 	return 0;
 }
@@ -1135,7 +1145,18 @@ int dbtp_timing_resolve(dbtp_timing *t, const uint8_t *const *forms,
 		if (f >= 0 && (t->f[f].ft.flags & DBTP_FORM_DEFAULT))
 			t->st.defaults++;
 	}
-	rc = cache_write(t, err);
+	/* Rewriting the whole file for each batch would be quadratic in a
+	 * large program's forms: written by dbtp_timing_flush(), and here
+	 * only every CACHE_SAVE_SECONDS, so a run cut short keeps most. */
+	t->dirty = 1;
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		rc = now.tv_sec - t->saved.tv_sec >= CACHE_SAVE_SECONDS
+			 ? dbtp_timing_flush(t, err)
+			 : 0;
+	}
 out:
 	if (have_work)
 		work_close(&w);
@@ -1148,6 +1169,15 @@ out:
 	free(r);
 	free(idx);
 	return rc;
+}
+
+int dbtp_timing_flush(dbtp_timing *t, dbtp_err *err)
+{
+	if (!t->dirty)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t->saved);
+	t->dirty = 0;
+	return cache_write(t, err);
 }
 
 const char *dbtp_timing_text(const dbtp_timing *t, const uint8_t *bytes,
