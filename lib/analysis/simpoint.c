@@ -886,6 +886,28 @@ out:
 	return ret;
 }
 
+/*
+ * The options to run with: @opts, or the defaults in *@def; NULL after
+ * an error in @err.  Zeroes *@res.
+ */
+static const struct dbtp_simpoint_opts *
+run_opts(const struct dbtp_simpoint_opts *opts, struct dbtp_simpoint_opts *def,
+	 struct dbtp_simpoint_result *res, dbtp_err *err)
+{
+	memset(res, 0, sizeof(*res));
+	if (!opts) {
+		dbtp_simpoint_default_opts(def);
+		opts = def;
+	}
+	if (bad_opts(opts, err))
+		return NULL;
+	if (!opts->dim) {
+		dbtp_err_set(err, EINVAL, "simpoint: dim must be at least 1");
+		return NULL;
+	}
+	return opts;
+}
+
 int dbtp_simpoint_run(const struct dbtp_bbv *bbv,
 		      const struct dbtp_simpoint_opts *opts,
 		      struct dbtp_simpoint_result *res, dbtp_err *err)
@@ -895,19 +917,11 @@ int dbtp_simpoint_run(const struct dbtp_bbv *bbv,
 	size_t i;
 	int ret;
 
-	memset(res, 0, sizeof(*res));
-	if (!opts) {
-		dbtp_simpoint_default_opts(&def);
-		opts = &def;
-	}
-	if (bad_opts(opts, err))
+	if (!(opts = run_opts(opts, &def, res, err)))
 		return -1;
 	if (!bbv->n)
 		return dbtp_err_set(err, EINVAL,
 				    "simpoint: no intervals to cluster");
-	if (!opts->dim)
-		return dbtp_err_set(err, EINVAL,
-				    "simpoint: dim must be at least 1");
 	if (bbv->n > SIZE_MAX / sizeof(double) / opts->dim)
 		return dbtp_err_set(err, ENOMEM, "simpoint: out of memory");
 	x = malloc(bbv->n * opts->dim * sizeof(double));
@@ -969,16 +983,8 @@ int dbtp_simpoint_run_file(const char *path,
 	struct proj p = {0};
 	int ret;
 
-	memset(res, 0, sizeof(*res));
-	if (!opts) {
-		dbtp_simpoint_default_opts(&def);
-		opts = &def;
-	}
-	if (bad_opts(opts, err))
+	if (!(opts = run_opts(opts, &def, res, err)))
 		return -1;
-	if (!opts->dim)
-		return dbtp_err_set(err, EINVAL,
-				    "simpoint: dim must be at least 1");
 	p.dim = opts->dim;
 	p.seed = opts->seed_proj;
 	ret = dbtp_bbv_scan(path, proj_add, &p, err);
