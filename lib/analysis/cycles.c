@@ -540,7 +540,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 	return 0;
 }
 
-/* Time the forms of blocks [c->decoded, @upto) of @trace, or of @b alone. */
+/* Instruction encodings to time. */
 struct forms {
 	const uint8_t **f;
 	uint8_t *len;
@@ -595,6 +595,10 @@ int dbtp_cycles_warm(dbtp_timing *t, const dbtp_trace *trace, dbtp_err *err)
 	return rc;
 }
 
+/*
+ * Time the forms of the blocks of @trace not decoded yet (up to its last
+ * declared one), or of @b alone, and decode those blocks.
+ */
 static int prepare(dbtp_cycles *c, const dbtp_trace *trace,
 		   const struct dbtp_block *b, dbtp_err *err)
 {
