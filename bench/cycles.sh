@@ -172,9 +172,15 @@ fi
 # --- differential throughput (parts 4-6) ---------------------------------
 # Truth: median of 7 native runs, in hardware cycles where `perf stat -e
 # cycles` counts them, else in CPU time (user + system, which varies less
-# than wall-clock under other load).  Model: each version recorded once in mem mode, its cycles
-# estimated under each configuration; delta = cycles(B) / cycles(A), the
-# same as `dbtprof diff` computes.
+# than wall-clock under other load).  Both sides run the same code: the
+# recordings use `record --match-native` (QEMU's -cpu max), the native
+# runs the glibc tunables of that preset, so glibc's CPU dispatch (memcpy,
+# strlen, ...) picks the same routines natively and under QEMU.
+# Model: each version recorded once in mem mode, its cycles estimated
+# under each configuration; delta = cycles(B) / cycles(A), the same as
+# `dbtprof diff` computes.
+TUNABLES=$(sed -n '/define DBTP_MATCH_TUNABLES/,/^$/p' include/dbtp/run.h |
+	grep -o '"[^"]*"' | tr -d '"\n')
 CONFIGS=("" "--branch-predictor" "--memory-renaming"
 	"--branch-predictor --memory-renaming --cache")
 declare -A T S M I
@@ -194,11 +200,11 @@ fi
 once() {
 	case $TRUTH in
 	hardware*)
-		perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
+		env "$TUNABLES" perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
 		awk -F, '/cycles/ {printf "%.6f\n", $1 / 1e9}' "$W/p"
 		;;
 	*)
-		/usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
+		env "$TUNABLES" /usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
 		awk '{print $1 + $2}' "$W/tt"
 		;;
 	esac
@@ -232,7 +238,7 @@ model() {
 		[ -z "${M[$k.$c]}" ] || continue
 		if [ ! -e "$W/$k.trace" ]; then
 			say "record $k"
-			"$D" record -q -m mem -o "$W/$k.trace" -- "$@" >/dev/null 2>&1
+			"$D" record -q -m mem --match-native -o "$W/$k.trace" -- "$@" >/dev/null 2>&1
 		fi
 		say "model $k ${CONFIGS[$c]}"
 		# shellcheck disable=SC2086

@@ -38,6 +38,10 @@
 #define DBTP_BPRED_BTB 4096	/* indirect-target table entries */
 #define DBTP_BPRED_PATH_SHIFT 3 /* path history: bits per older target */
 #define DBTP_BPRED_RAS 32	/* return address stack entries */
+/* Bytes a rep string moves per cycle (fast strings): QEMU runs one
+ * element per block; one in this many bytes is timed, as a 1-cycle
+ * operation chained through rcx, rsi and rdi. */
+#define DBTP_CYCLES_STRING_BYTES 32
 /* Mispredict penalty when the CPU's LLVM model is not one we know. */
 #define DBTP_CYCLES_MISPREDICT_PENALTY 14
 

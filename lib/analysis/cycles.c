@@ -32,6 +32,7 @@
 
 #include "analysis/bpred.h"
 #include "analysis/timing.h"
+#include "dbtp/bbv.h"
 #include "dbtp/cache.h"
 #include "dbtp/cycles.h"
 #include "dbtp/disasm.h"
@@ -52,6 +53,7 @@ struct insn {
 	uint8_t out;  /* outside the region (opts.keep) */
 	uint8_t call; /* a call (for opts.mca_compat) */
 	uint8_t ren;  /* its one memory operand can be renamed (opts.memren) */
+	uint8_t rep;  /* a rep string instruction: bytes per element */
 	uint8_t r[MAX_RW], w[MAX_RW];
 };
 
@@ -100,6 +102,9 @@ struct pipe {
 	uint64_t store_max; /* all-alias: latest store execution */
 	dbtp_cache *cache;  /* opts.cache */
 	bpred *bp;	    /* opts.bpred */
+	uint64_t last_pc;   /* last instruction of the previous block */
+	int any_block;	    /* last_pc is set */
+	unsigned rep_bytes; /* of the rep string under way, not yet timed */
 	struct dbtp_cache_counts cc;
 	/* the block being collected */
 	uint32_t pend;
@@ -126,6 +131,7 @@ struct dbtp_cycles {
 	uint32_t nth;
 	int finished;
 	struct dbtp_form_timing def; /* for instructions without a form */
+	struct dbtp_form_timing str; /* an element of a rep string */
 	unsigned penalty;	     /* mispredict penalty (opts.bpred) */
 	uint8_t *seen;		     /* per form: met in a decoded block */
 	size_t nseen;
@@ -348,6 +354,18 @@ static int x86_renamable_operand(const dbtp_cycles *c, const cs_insn *ci)
 	return n == 1 && ok;
 }
 
+/* Bytes a string instruction moves, compares or stores per element. */
+static uint8_t x86_element(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	uint8_t size = 1;
+
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].size > size)
+			size = x->operands[i].size;
+	return size > 8 ? 8 : size;
+}
+
 /* The canonical registers an instruction's memory operands address with. */
 static unsigned addr_regs(const dbtp_cycles *c, const cs_insn *ci, uint8_t *out)
 {
@@ -535,6 +553,10 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 							  : a64_mems(c->ci));
 		in->ren = (uint8_t)(c->arch == DBTP_ARCH_X86_64 &&
 				    x86_renamable_operand(c, c->ci));
+		if (c->arch == DBTP_ARCH_X86_64 &&
+		    dbtp_x86_is_rep_string(b->bytes + off - b->sizes[i],
+					   b->sizes[i]))
+			in->rep = x86_element(c->ci);
 		bi->nmem += in->nmem;
 	}
 	return 0;
@@ -1129,7 +1151,13 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 	uint64_t lo = c->o.from, hi = c->o.from + c->o.count;
 	/* the predictor learns from every branch, modelled or not */
 	int miss = 0, last = 0;
+	/* QEMU runs a rep string one element per block: a block that is
+	 * just the previous block's last instruction again is a repeat */
+	int again = bi->ninsns == 1 && bi->ins[0].rep && p->any_block &&
+		    p->last_pc == bi->br_pc;
 
+	p->any_block = 1;
+	p->last_pc = bi->br_pc;
 	if (p->bp && has_next) {
 		uint64_t s = p->seq + bi->ninsns - 1;
 		const struct insn *li =
@@ -1171,6 +1199,24 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 		}
 		if (skip)
 			continue;
+		if (in->rep) {
+			/* fast strings: one element a cycle is timed for
+			 * every DBTP_CYCLES_STRING_BYTES; the others retire
+			 * with it */
+			ft = &c->str;
+			if (!again) {
+				p->rep_bytes = 0;
+			} else if ((p->rep_bytes += in->rep) <
+				   DBTP_CYCLES_STRING_BYTES) {
+				p->c.insns++;
+				for (unsigned k = 0; k < nm; k++)
+					p->c.loads += !m[k].store,
+					    p->c.stores += m[k].store;
+				continue;
+			} else {
+				p->rep_bytes -= DBTP_CYCLES_STRING_BYTES;
+			}
+		}
 		done = step(c, p, in, ft, m, nm, &frontier,
 			    c->o.on_insn ? &ci : NULL);
 		if (miss && last && i + 1 == bi->ninsns &&
@@ -1225,6 +1271,7 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 	c->t = t;
 	c->cpu = dbtp_timing_cpu(t);
 	timing_default(t, &c->def);
+	c->str = c->def; /* see run_block() */
 	c->arch = arch;
 	if (o)
 		c->o = *o;
