@@ -225,11 +225,13 @@ int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err);
 /**
  * dbtp_gt_rw_block() - write block @code (@nbytes at @vaddr, @ninsns
  * instructions) as GNU assembler lines (x86-64: Intel syntax) to @f; local
- * labels start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines written
- * to @slots.  Counts the outcome in *@st.  An instruction that does not
- * decode is dropped alone when @sizes (the @ninsns instruction lengths,
- * may be NULL) says how long it is.
- * Return: 0, or -1 when the code does not decode.
+ * labels start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines
+ * written to @slots (x86-64 only).  Counts the outcome in *@st.  x86-64: an
+ * instruction that does not decode is dropped alone when @sizes (the
+ * @ninsns instruction lengths, may be NULL) says how long it is.  AArch64:
+ * every instruction gets its outcome from its encoding.
+ * Return: 0, or -1 when the code does not decode (AArch64: when an
+ * instruction is not 4 bytes long).
  */
 int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,

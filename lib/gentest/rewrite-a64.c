@@ -119,29 +119,25 @@ static int gpr_num(const char *n)
 	return *e || v > 30 ? -1 : (int)v;
 }
 
-/* The registers the decoded instruction reads or writes into @regs;
- * whether it uses x28. */
-static int regs_of(struct ctx *c, uint32_t *regs)
+/* The registers the decoded instruction reads or writes, ALLREGS when
+ * they are unknown. */
+static uint32_t regs_of(struct ctx *c)
 {
 	cs_regs rr, ww;
 	uint8_t nr = 0, nw = 0;
-	int x28 = 0;
+	uint32_t regs = 0;
 
 	if (!c->decoded ||
-	    cs_regs_access(c->rw->cs, c->rw->insn, rr, &nr, ww, &nw)) {
-		*regs = ALLREGS;
-		return 0;
-	}
+	    cs_regs_access(c->rw->cs, c->rw->insn, rr, &nr, ww, &nw))
+		return ALLREGS;
 	for (int i = 0; i < nr + nw; i++) {
 		int g = gpr_num(
 		    cs_reg_name(c->rw->cs, i < nr ? rr[i] : ww[i - nr]));
 
-		if (g == BASE)
-			x28 = 1;
 		if (g >= 0)
-			*regs |= 1u << (g == BASE ? RENAMED : g);
+			regs |= 1u << (g == BASE ? RENAMED : g);
 	}
-	return x28;
+	return regs;
 }
 
 static int word_char(char ch)
@@ -524,9 +520,11 @@ static void ldst(struct ctx *c, uint32_t w, uint32_t *regs)
 		drop(c, w, "memory tagging or unallocated load/store");
 }
 
-/* Data processing: kept, with x28 renamed; sp writes reset sp. */
-static void data(struct ctx *c, uint32_t w, int x28)
+/* Data processing: kept, with x28 renamed (when its disassembly names
+ * x28 or w28). */
+static void data(struct ctx *c, uint32_t w)
 {
+	char orig[256], renamed[256];
 	uint32_t nw;
 
 	/* aut* (register forms): fail on what the program did not sign */
@@ -542,7 +540,10 @@ static void data(struct ctx *c, uint32_t w, int x28)
 			emit(c, w, w, 0);
 		return;
 	}
-	if (!x28) {
+	snprintf(orig, sizeof(orig), "%s %s", c->rw->insn->mnemonic,
+		 c->rw->insn->op_str);
+	rename_text(orig, renamed, sizeof(renamed));
+	if (!strcmp(orig, renamed)) {
 		emit(c, w, w, 0);
 		return;
 	}
@@ -720,8 +721,7 @@ static void branch_sys(struct ctx *c, uint32_t w, uint32_t *regs)
 
 static void one(struct ctx *c, uint32_t w)
 {
-	uint32_t regs = 0;
-	int x28 = regs_of(c, &regs);
+	uint32_t regs = regs_of(c);
 
 	if ((w & 0x0a000000u) == 0x08000000u)
 		ldst(c, w, &regs);
@@ -730,10 +730,10 @@ static void one(struct ctx *c, uint32_t w)
 	else if ((w & 0x1c000000u) == 0x10000000u ||
 		 (w & 0x0e000000u) == 0x0a000000u) {
 		if (!sp_write(c, w))
-			data(c, w, x28);
+			data(c, w);
 	} else if ((w & 0x0e000000u) == 0x0e000000u ||
 		   ((w & 0x1e000000u) == 0x04000000u && !(w >> 31)))
-		data(c, w, x28); /* FP/SIMD, SVE data processing */
+		data(c, w); /* FP/SIMD, SVE data processing */
 	else
 		drop(c, w, "unallocated, SME or SVE memory access");
 	c->st->regs |= regs;

@@ -235,6 +235,22 @@ if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
 	"$DBTPROF" record -q -m blocks -o "$T/a64_mt.gen.trace" -- "$T/a64_mt" >/dev/null
 	eq "a64 mt marker measured" 649996 "$(measured "$T/a64_mt.gen.trace" |
 		awk -v k="$(awk -v a="$maddr" '$2 == a { print $1 }' "$T/a64_mt.plan")" '$1 == k { print $2 }')"
+
+	# The worker program above, built for AArch64 and profiled at 1, 2
+	# and 4 workers: the same model, and its 8-thread run executes the
+	# loop block 999 x 8 + 200000 = 207992 times.
+	$CC_A64 -O1 -pthread -o "$T/wa" "$T/w.c"
+	for n in 1 2 4; do
+		"$DBTPROF" record -q -m blocks -o "$T/wa$n.trace" -- "$T/wa" $n
+	done
+	j=$("$DBTPROF" gentest --json -o "$T/wat.c" "$T/wa1.trace:1" "$T/wa2.trace:2" "$T/wa4.trace:4")
+	eq "a64 w main" "0 1 1 1 1" "$(jq -r '.groups[0] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+	eq "a64 w workers" "1 0 1 2 4" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+	eq "a64 w loop" "999 200000" "$(jq -r '.groups[1].blocks[] | select(.theta == 999) | "\(.theta) \(.delta)"' <<<"$j")"
+	$CC_A64 -static $CFLAGS_GT "$T/wat.c" -o "$T/wat"
+	contains "a64 w 8 threads" "9 threads" "$(qemu-aarch64 "$T/wat" --threads 8)"
+	addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
+	eq "a64 w loop at 8" 207992 "$(qemu-aarch64 "$T/wat" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
 else
 	echo "skipped: AArch64 generated programs (no $CC_A64 or qemu-aarch64)"
 fi
