@@ -10,7 +10,7 @@
  * Duff's-device style at copy (-n mod u), so that exactly n copies run;
  * each pass ends with a tail that resets sp (if the block touches it) and
  * counts passes down in a register the block does not use (in the buffer
- * if it uses them all).  On exit it restores FPCR's default (0).
+ * if it uses them all).  FPCR holds its default (0) on entry and exit.
  */
 #include <stdio.h>
 
@@ -56,6 +56,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	for (int i = 0; i < nsave; i++)
 		fprintf(f, "\tstp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
 	fprintf(f,
+		"\tmsr fpcr, xzr\n"
 		"\tmov x9, sp\n"
 		"\tstr x9, [x0, #%d]\n"
 		"\tadd x28, x0, #%d\n"

@@ -9,7 +9,8 @@
  * gt_b<k>_body, run the body n times (the stack pointer reset and a count
  * in the buffer between iterations), restore.  gt_b<k>_body is where each
  * iteration enters, so a DBT's block counter at that address counts the
- * iterations exactly.
+ * iterations exactly.  For an AArch64 guest the same function comes from
+ * emit-a64.c (x28 for r15); the driver's C is the same for both.
  */
 #include <errno.h>
 #include <inttypes.h>

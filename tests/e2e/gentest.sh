@@ -236,6 +236,13 @@ if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
 	eq "a64 mt marker measured" 649996 "$(measured "$T/a64_mt.gen.trace" |
 		awk -v k="$(awk -v a="$maddr" '$2 == a { print $1 }' "$T/a64_mt.plan")" '$1 == k { print $2 }')"
 
+	# validate picks qemu-aarch64 for an AArch64 generated program
+	j=$("$DBTPROF" gentest validate --json --runs 1 --original "$G/aarch64/loop" --generated "$T/a64_loop")
+	eq "a64 validate configs" "qemu qemu-nochain qemu-singlestep" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
+	eq "a64 validate commands" "qemu-aarch64,qemu-aarch64 -d nochain,qemu-aarch64 -singlestep" \
+		"$(jq -r '[.configs[].command] | join(",")' <<<"$j")"
+	eq "a64 validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+
 	# The worker program above, built for AArch64 and profiled at 1, 2
 	# and 4 workers: the same model, and its 8-thread run executes the
 	# loop block 999 x 8 + 200000 = 207992 times.
