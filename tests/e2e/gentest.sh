@@ -236,6 +236,12 @@ if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
 	eq "a64 mt marker measured" 649996 "$(measured "$T/a64_mt.gen.trace" |
 		awk -v k="$(awk -v a="$maddr" '$2 == a { print $1 }' "$T/a64_mt.plan")" '$1 == k { print $2 }')"
 
+	# the naive baseline of an AArch64 profile
+	"$DBTPROF" gentest --naive --blocks 5 --seed 7 -o "$T/a64_naive.c" "$T/a64_threads.trace" >"$T/a64_naive.sum"
+	contains "a64 naive blocks" "5 emitted" "$(cat "$T/a64_naive.sum")"
+	$CC_A64 -static $CFLAGS_GT "$T/a64_naive.c" -o "$T/a64_naive"
+	contains "a64 naive runs" "1 threads" "$(qemu-aarch64 "$T/a64_naive")"
+
 	# validate picks qemu-aarch64 for an AArch64 generated program
 	j=$("$DBTPROF" gentest validate --json --runs 1 --original "$G/aarch64/loop" --generated "$T/a64_loop")
 	eq "a64 validate configs" "qemu qemu-nochain qemu-singlestep" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
