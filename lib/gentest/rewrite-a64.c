@@ -21,7 +21,8 @@
  *    itself, page-aligned.  No address comes from a register the block
  *    computes or loads.  Pre- and post-indexed forms become offset forms,
  *    their base register updated by an add;
- *  - x28 as a data register is renamed x27;
+ *  - x28 as a data register is renamed x27 (x26 where that would give two
+ *    registers of one load pair or store-exclusive the same number);
  *  - direct branches keep their condition and land on the next
  *    instruction; br, blr and ret (also with pointer authentication) go
  *    through their register, first set by adr to the next instruction;
@@ -299,6 +300,24 @@ static uint32_t data_off(int64_t disp, uint32_t range, uint32_t align)
 	return (uint32_t)((uint64_t)disp & (range - 1)) & ~(align - 1);
 }
 
+/*
+ * Renaming x28 x27 must not make two registers of one access the same
+ * where the architecture leaves that unpredictable (ldp x27, x28: both
+ * loaded into x27; stxr w28, x27: status and data): the field at @lo that
+ * was x28 gets x26, or x25 if the other one is x26.
+ */
+static uint32_t unclash(struct ctx *c, uint32_t w, uint32_t nw, int lo,
+			int other)
+{
+	uint32_t alt;
+
+	if (bits(w, lo, 5) != BASE || bits(nw, lo, 5) != bits(nw, other, 5))
+		return nw;
+	alt = bits(nw, other, 5) == 26 ? 25 : 26;
+	use(c, alt);
+	return setbits(nw, lo, 5, alt);
+}
+
 /* Data registers of a load/store the disassembler does not know. */
 static void use_fields(struct ctx *c, uint32_t w, int rs, int rt2)
 {
@@ -324,6 +343,15 @@ static void ldst_excl(struct ctx *c, uint32_t w, uint32_t *regs)
 	if (*regs == ALLREGS) {
 		*regs = 0;
 		use_fields(c, w, 1, 1);
+	}
+	if ((w >> 31) && bits(w, 21, 1) && bits(w, 22, 1)) { /* ldxp */
+		nw = unclash(c, w, nw, 0, 10);
+		nw = unclash(c, w, nw, 10, 0);
+	}
+	if (!bits(w, 23, 1) && !bits(w, 22, 1) && !casp) { /* stxr, stxp */
+		nw = unclash(c, w, nw, 16, 0);
+		if (bits(w, 21, 1))
+			nw = unclash(c, w, nw, 16, 10);
 	}
 	if (bits(w, 5, 5) != 31)
 		nw = setbits(nw, 5, 5, BASE);
@@ -390,6 +418,10 @@ static void ldst_pair(struct ctx *c, uint32_t w)
 	imm = sext(bits(w, 15, 7), 7) * (int64_t)scale;
 	if (!v)
 		nw = rename_field(rename_field(w, 0), 10);
+	if (!v && bits(w, 22, 1)) { /* a load pair into one register */
+		nw = unclash(c, w, nw, 0, 10);
+		nw = unclash(c, w, nw, 10, 0);
+	}
 	if (rn == 31) {
 		/* on the private stack */
 		int reset = (type == 1 || type == 3) && sp_move(c, imm);

@@ -205,6 +205,38 @@ static const struct tricky table[] = {
      X(28)},
     {"fmov d0, x28", {0x9e670380}, "R", "fmov d0, x27", 0, X(28)},
     {"ldr x28, [x1]", {0xf940003c}, "R", "ldr x27, [x28]", 0, 0},
+    /* renamed, x28 must not become the other register of the access */
+    {"ldp x27, x28, [sp, #16]",
+     {0xa94173fb},
+     "R",
+     "ldp x27, x26, [sp, #0x10]",
+     X(26) | X(27) | SP,
+     X(28)},
+    {"ldp x28, x27, [x2, #32]",
+     {0xa9426c5c},
+     "R",
+     "ldp x26, x27, [x28, #0x20]",
+     X(26) | X(27),
+     X(28)},
+    {"ldxp x27, x28, [x1]",
+     {0xc87f703b},
+     "R",
+     "ldxp x27, x26, [x28]",
+     X(26),
+     0},
+    {"stxr w28, x27, [x1]",
+     {0xc81c7c3b},
+     "R",
+     "stxr w26, x27, [x28]",
+     X(26),
+     0},
+    /* stores may name one register twice */
+    {"stp x27, x28, [sp, #-96]!",
+     {0xa9ba73fb},
+     "R",
+     "stp x27, x27, [sp, #-0x60]!",
+     SP,
+     X(28)},
     {"ldr x0, [x28, #8]", {0xf9400780}, "K", NULL, 0, 0},
     /* stack-pointer writes */
     {"add sp, sp, #16", {0x910043ff}, "K", NULL, SP, 0},
@@ -337,7 +369,7 @@ static void test_outcomes(void)
 		free(text);
 	}
 	/* the loads and stores Capstone knows, after rewriting */
-	CHECK_EQ(accesses, 40);
+	CHECK_EQ(accesses, 45);
 	/* every instruction is 4 bytes */
 	{
 		static const uint8_t code[6] = {0x1f, 0x20, 0x03, 0xd5};
