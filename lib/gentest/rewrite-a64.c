@@ -34,8 +34,9 @@
  *  - dropped: exception generation other than svc, privileged system
  *    registers and operations, msr tpidr_el0 (the program's TLS), wfe and
  *    wfi, pointer authentication checks (aut*: they fault on a return
- *    address the program did not sign), SVE and MTE memory accesses,
- *    unallocated encodings.
+ *    address the program did not sign), MTE memory accesses, SVE ones
+ *    other than contiguous ld1/ldff1/ldnf1/st1 and ldr/str (which use
+ *    [x28]), unallocated encodings.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -178,7 +179,7 @@ static void disasm(struct ctx *c, uint32_t w, char *out, size_t n)
 		snprintf(out, n, "%s%s%s", c->rw->aux->mnemonic,
 			 c->rw->aux->op_str[0] ? " " : "", c->rw->aux->op_str);
 	else
-		snprintf(out, n, "(not known to the disassembler)");
+		snprintf(out, n, "0x%08x (no disassembly)", w);
 }
 
 /* The decoded instruction with x28 renamed x27 in its register fields:
@@ -552,6 +553,49 @@ static void ldst(struct ctx *c, uint32_t w, uint32_t *regs)
 		drop(c, w, "memory tagging or unallocated load/store");
 }
 
+/*
+ * SVE contiguous loads and stores (ld1*, ldff1*, ldnf1*, st1*) and ldr/str
+ * of a vector or predicate register: on [x28], without offset (a vector
+ * is at most 256 bytes); through sp with an immediate they stay on the
+ * private stack.  Gathers, scatters, structures, non-temporal and
+ * broadcast loads are dropped.
+ */
+static void sve_mem(struct ctx *c, uint32_t w, uint32_t *regs)
+{
+	uint32_t rn = bits(w, 5, 5), nw;
+	int imm = 1;
+
+	if ((w & 0xffc0e000u) == 0x85804000u ||
+	    (w & 0xffc0e010u) == 0x85800000u ||
+	    (w & 0xffc0e000u) == 0xe5804000u ||
+	    (w & 0xffc0e010u) == 0xe5800000u) /* ldr, str (vector, pred.) */
+		nw = setbits(setbits(w, 16, 6, 0), 10, 3, 0);
+	else if ((w & 0xfe00e000u) == 0xa400a000u || /* ld1, ldnf1 */
+		 (w & 0xfe10e000u) == 0xe400e000u)   /* st1 */
+		nw = setbits(w, 16, 4, 0);
+	else if ((w & 0xfe00e000u) == 0xa4004000u) /* ld1 (scalar+scalar) */
+		nw = setbits(setbits(w, 16, 5, 0), 13, 3, 5), imm = 0;
+	else if ((w & 0xfe00e000u) == 0xe4004000u) /* st1 (scalar+scalar) */
+		nw = setbits(setbits(w, 16, 5, 0), 13, 3, 7), imm = 0;
+	else if ((w & 0xfe00e000u) == 0xa4006000u) /* ldff1 (scalar+scalar) */
+		nw = setbits(w, 16, 5, 31), imm = 0;
+	else {
+		drop(c, w, "SVE gather, scatter or structure access");
+		return;
+	}
+	if (*regs == ALLREGS) {
+		*regs = 0;
+		use(c, rn);
+		if (!imm)
+			use(c, bits(w, 16, 5));
+	}
+	if (rn == 31 && imm) {
+		emit(c, w, w, 0);
+		return;
+	}
+	emit(c, w, setbits(nw, 5, 5, BASE), 0);
+}
+
 /* Data processing: kept, with x28 renamed (when its disassembly names
  * x28 or w28). */
 static void data(struct ctx *c, uint32_t w)
@@ -766,6 +810,8 @@ static void one(struct ctx *c, uint32_t w)
 	} else if ((w & 0x0e000000u) == 0x0e000000u ||
 		   ((w & 0x1e000000u) == 0x04000000u && !(w >> 31)))
 		data(c, w); /* FP/SIMD, SVE data processing */
+	else if ((w & 0x1e000000u) == 0x04000000u)
+		sve_mem(c, w, &regs);
 	else
 		drop(c, w, "unallocated, SME or SVE memory access");
 	c->st->regs |= regs;
