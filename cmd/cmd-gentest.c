@@ -34,9 +34,12 @@ static const char usage_text[] =
     "threads grouped by the blocks they execute, group sizes alpha*T +\n"
     "beta, per-group block counts theta*m + delta (m the group's size),\n"
     "threads created and joined at their parent's relative execution\n"
-    "points.  Build and run it with\n"
+    "points.  The blocks are x86-64 or AArch64 assembly, as the\n"
+    "profiled program.  Build and run it with\n"
     "  cc -O2 -pthread FILE.c -o test && ./test --scale ETA --threads N\n"
-    "(ETA divides every count; --calibrate SECONDS finds ETA).\n"
+    "(AArch64 on another host: aarch64-linux-gnu-gcc -static, then\n"
+    "qemu-aarch64 ./test; ETA divides every count; --calibrate SECONDS\n"
+    "finds ETA).\n"
     "\n"
     "TRACE:T gives the thread parameter of that run (default 1; with\n"
     "several traces, give it for each, here or with --threads-arg).\n"
@@ -86,7 +89,10 @@ static const char validate_usage[] =
     "                         vg-iropt0=... --vex-iropt-level=0,\n"
     "                         vg-nochase=... --vex-guest-chase=no,\n"
     "                         vg-lackey=valgrind --tool=lackey,\n"
-    "                         vg-memcheck=valgrind --tool=memcheck\n"
+    "                         vg-memcheck=valgrind --tool=memcheck;\n"
+    "                         when the generated program is an AArch64\n"
+    "                         ELF file: the three qemu ones with\n"
+    "                         qemu-aarch64\n"
     "  -r, --runs N           runs per program and configuration (3)\n"
     "      --measure cpu|wall  CPU time (default: steadier on a busy\n"
     "                         machine) or elapsed time\n"
@@ -104,7 +110,39 @@ static const char *const default_configs[] = {
     "vg-memcheck=valgrind --tool=memcheck",
 };
 
+static const char *const default_configs_a64[] = {
+    "qemu=qemu-aarch64",
+    "qemu-nochain=qemu-aarch64 -d nochain",
+    "qemu-singlestep=qemu-aarch64 -singlestep",
+};
+
 static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
+
+/* Whether the program command @cmd starts with is an AArch64 ELF file. */
+static int aarch64_program(const char *cmd)
+{
+	char path[4096];
+	unsigned char h[20];
+	size_t n;
+	FILE *f;
+	int r = 0;
+
+	cmd += strspn(cmd, " \t");
+	n = strcspn(cmd, " \t");
+	if (!n || n >= sizeof(path))
+		return 0;
+	memcpy(path, cmd, n);
+	path[n] = 0;
+	f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	/* e_machine 183: EM_AARCH64 */
+	if (fread(h, 1, sizeof(h), f) == sizeof(h) &&
+	    !memcmp(h, "\177ELF", 4) && h[18] == 183 && h[19] == 0)
+		r = 1;
+	fclose(f);
+	return r;
+}
 
 static int parse_num(const char *s, double *v)
 {
@@ -425,6 +463,11 @@ static int cmd_validate(int argc, char **argv)
 	if (!orig || !gen)
 		return usage_error("gentest validate",
 				   "give --original and --generated");
+	if (!ncfg && aarch64_program(gen))
+		for (size_t i = 0; i < sizeof(default_configs_a64) /
+					   sizeof(*default_configs_a64);
+		     i++)
+			cfg[ncfg++] = default_configs_a64[i];
 	if (!ncfg)
 		for (size_t i = 0;
 		     i < sizeof(default_configs) / sizeof(*default_configs);

@@ -171,9 +171,12 @@ enum {
  * @helpers: helper instructions added.
  * @uses_avx: the block uses AVX state (ymm/zmm), so vzeroupper on exit.
  * @uses_x87: the block uses the x87 stack (reset on exit).
- * @regs: general-purpose registers the rewritten block reads or writes,
- *	  bit i for register i in encoding order (0 rax .. 15 r15; bit 4,
- *	  rsp, whenever it touches the stack).
+ * @regs: general-purpose registers the rewritten block reads or writes.
+ *	  x86-64: bit i for register i in encoding order (0 rax .. 15 r15;
+ *	  bit 4, rsp, whenever it touches the stack).  AArch64: bit i for xi
+ *	  (or wi), 0..30; bit 31 for sp, whenever the block reads, writes or
+ *	  addresses through it; x28 (the base) never: its uses are renamed
+ *	  x27.  All bits when an instruction's registers are unknown.
  */
 struct dbtp_gt_rw_stats {
 	uint32_t n[3];
@@ -185,7 +188,9 @@ struct dbtp_gt_rw_stats {
 /*
  * Layout of a thread's buffer, shared by the rewriter and the emitted
  * program.  The rewritten code addresses it through the reserved base
- * register (x86-64: r15).
+ * register (x86-64: r15, holding the buffer; AArch64: x28, holding the
+ * data area, buffer + DBTP_GT_DATA, so that every load/store form reaches
+ * its operands with an immediate offset).
  */
 #define DBTP_GT_SLOT_RSP 0	 /* saved host stack pointer */
 #define DBTP_GT_SLOT_COUNT 8	 /* iterations left */
@@ -199,6 +204,10 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_BUF_SIZE 655360	 /* whole buffer */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
+/* AArch64: stack-pointer moves kept per block copy (the private stack is
+ * reset when a block would move it further). */
+#define DBTP_GT_A64_SP_BUDGET 8192
+
 /* Copies of a block per loop pass: the loop's own instructions (3 and a
  * block boundary a pass) are spread over that many executions. */
 #define DBTP_GT_UNROLL 8
@@ -210,17 +219,19 @@ struct dbtp_gt_rw_stats {
 
 typedef struct dbtp_gt_rw dbtp_gt_rw;
 
-/** dbtp_gt_rw_open() - a rewriter for @arch (x86-64 only for now). */
+/** dbtp_gt_rw_open() - a rewriter for @arch (x86-64 or AArch64). */
 int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err);
 
 /**
  * dbtp_gt_rw_block() - write block @code (@nbytes at @vaddr, @ninsns
- * instructions) as GNU assembler lines (Intel syntax) to @f; local labels
- * start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines written
- * to @slots.  Counts the outcome in *@st.  An instruction that does not
- * decode is dropped alone when @sizes (the @ninsns instruction lengths,
- * may be NULL) says how long it is.
- * Return: 0, or -1 when the code does not decode.
+ * instructions) as GNU assembler lines (x86-64: Intel syntax) to @f; local
+ * labels start with ".Lg@id_".  Jump slots go to the .data.rel.ro lines
+ * written to @slots (x86-64 only).  Counts the outcome in *@st.  x86-64: an
+ * instruction that does not decode is dropped alone when @sizes (the
+ * @ninsns instruction lengths, may be NULL) says how long it is.  AArch64:
+ * every instruction gets its outcome from its encoding.
+ * Return: 0, or -1 when the code does not decode (AArch64: when an
+ * instruction is not 4 bytes long).
  */
 int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,

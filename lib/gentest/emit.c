@@ -9,7 +9,8 @@
  * gt_b<k>_body, run the body n times (the stack pointer reset and a count
  * in the buffer between iterations), restore.  gt_b<k>_body is where each
  * iteration enters, so a DBT's block counter at that address counts the
- * iterations exactly.
+ * iterations exactly.  For an AArch64 guest the same function comes from
+ * emit-a64.c (x28 for r15); the driver's C is the same for both.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "dbtp/gentest.h"
+#include "gentest/rewrite.h"
 
 /* The driver.  Its count arithmetic is dbtp_gt_size() and
  * dbtp_gt_count(), written again in the generated program's C. */
@@ -598,7 +600,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	dbtp_gt_rw *rw = NULL;
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
-	int rc = -1;
+	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
@@ -651,15 +653,20 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
 		"#define GT_SLOT_DIV %d\n#define GT_SLOT_FXSAVE %d\n"
 		"#define GT_DATA %d\n#define GT_BUF_SIZE %d\n"
-		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
-		"#define GT_FXSAVE(p) __asm__ volatile(\"fxsave %%0\" : "
-		"\"=m\"(*(char(*)[512])(p)))\n\n",
+		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA, DBTP_GT_BUF_SIZE,
 		DBTP_GT_DATA_FILL);
-	fprintf(f, "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
-		   "\t\".text\\n\"\n");
+	if (a64)
+		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
+			   "__asm__(\n\t\".text\\n\"\n");
+	else
+		fprintf(
+		    f, "#define GT_FXSAVE(p) __asm__ volatile(\"fxsave %%0\" : "
+		       "\"=m\"(*(char(*)[512])(p)))\n\n"
+		       "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
+		       "\t\".text\\n\"\n");
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
 		char *body[DBTP_GT_MAX_UNROLL] = {0}, *slots = NULL;
@@ -722,7 +729,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		}
 		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions\n", b,
 			bl->vaddr, bl->ninsns);
-		emit_function(ff, b, u, body, slots, &sum->stat[b]);
+		if (a64)
+			dbtp_gt_emit_function_a64(ff, b, u, body, slots,
+						  &sum->stat[b]);
+		else
+			emit_function(ff, b, u, body, slots, &sum->stat[b]);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
@@ -732,7 +743,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		sum->emitted[b] = 1;
 		slot_of[b] = nemit++;
 	}
-	fprintf(f, "\t\".att_syntax prefix\\n\");\n\n");
+	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
 	sum->blocks = nemit;
 	for (uint32_t b = 0; b < nb; b++)
 		if (sum->emitted[b])

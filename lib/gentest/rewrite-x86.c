@@ -37,50 +37,7 @@
 #include <capstone/capstone.h>
 
 #include "dbtp/gentest.h"
-
-struct dbtp_gt_rw {
-	csh cs;
-	cs_insn *insn;
-	enum dbtp_arch arch;
-};
-
-int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
-{
-	dbtp_gt_rw *rw;
-
-	*out = NULL;
-	if (arch != DBTP_ARCH_X86_64)
-		return dbtp_err_set(err, ENOTSUP,
-				    "gentest: rewriting %s code is not "
-				    "supported yet",
-				    dbtp_arch_name(arch));
-	rw = calloc(1, sizeof(*rw));
-	if (!rw)
-		return dbtp_err_set(err, ENOMEM, "out of memory");
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &rw->cs) != CS_ERR_OK) {
-		free(rw);
-		return dbtp_err_set(err, 0, "capstone: cannot open x86-64");
-	}
-	cs_option(rw->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	rw->insn = cs_malloc(rw->cs);
-	if (!rw->insn) {
-		cs_close(&rw->cs);
-		free(rw);
-		return dbtp_err_set(err, ENOMEM, "out of memory");
-	}
-	rw->arch = arch;
-	*out = rw;
-	return 0;
-}
-
-void dbtp_gt_rw_close(dbtp_gt_rw *rw)
-{
-	if (!rw)
-		return;
-	cs_free(rw->insn, 1);
-	cs_close(&rw->cs);
-	free(rw);
-}
+#include "gentest/rewrite.h"
 
 static int has_group(const cs_insn *in, int g)
 {
@@ -354,10 +311,10 @@ static const char *size_kw(unsigned size)
 	}
 }
 
-int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
-		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
-		     uint64_t vaddr, FILE *f, FILE *slots,
-		     struct dbtp_gt_rw_stats *st, dbtp_err *err)
+int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		   uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		   uint64_t vaddr, FILE *f, FILE *slots,
+		   struct dbtp_gt_rw_stats *st, dbtp_err *err)
 {
 	const uint8_t *p = code;
 	int ends = 0;

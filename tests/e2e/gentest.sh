@@ -9,6 +9,7 @@
 . tests/e2e/lib.sh
 
 CC=${CC_GUEST:-cc}
+CC_A64=${AARCH64_CC:-aarch64-linux-gnu-gcc}
 CFLAGS_GT="-O2 -pthread -Wall -Wextra -Werror"
 
 # blockcounts TRACE: "ADDRESS EXECUTIONS" per distinct block address
@@ -51,6 +52,24 @@ exact() {
 	fi
 }
 
+# exact_a64 GUEST NAME: the same for an AArch64 guest
+exact_a64() {
+	local g=$1 n=$2
+	shift 2
+	"$DBTPROF" record -q -m blocks -o "$T/$n.trace" -- "$g" >/dev/null || true
+	"$DBTPROF" gentest "$@" -o "$T/$n.c" "$T/$n.trace" >"$T/$n.sum"
+	$CC_A64 -static $CFLAGS_GT "$T/$n.c" -o "$T/$n" 2>"$T/$n.cc"
+	eq "$n compiles without warnings" "" "$(cat "$T/$n.cc")"
+	qemu-aarch64 "$T/$n" --counts >"$T/$n.plan"
+	[ -s "$T/$n.plan" ] || fail "$n: empty plan"
+	eq "$n plan = profile" "$(blockcounts "$T/$n.trace")" \
+		"$(awk '{ print $2, $3 }' "$T/$n.plan" | sort)"
+	"$DBTPROF" record -q -m blocks -o "$T/$n.gen.trace" -- "$T/$n" >/dev/null
+	eq "$n measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/$n.plan" | sort)" \
+		"$(measured "$T/$n.gen.trace")"
+	eq "$n runs under qemu-aarch64" 0 "$(status qemu-aarch64 "$T/$n")"
+}
+
 exact "$G/x86_64/loop" loop
 # one copy per pass, and eight: the same counts
 exact "$G/x86_64/loop" loop --unroll 1
@@ -80,7 +99,8 @@ j=$("$DBTPROF" gentest --json -o "$T/threads.c" "$T/threads.trace")
 eq "threads groups" "3" "$(jq '.groups | length' <<<"$j")"
 eq "threads sizes" "0 1 0 1 0 1" "$(jq -r '[.groups[] | .alpha, .beta] | join(" ")' <<<"$j")"
 eq "threads parents" "-1 0 0" "$(jq -r '[.groups[].parent] | join(" ")' <<<"$j")"
-eq "threads created at (x 1000)" "167 500" "$(jq -r '[.groups[1:][] | .create_at * 1000 | round] | join(" ")' <<<"$j")"
+# (the workers' numbers follow which ran first: compare the set)
+eq "threads created at (x 1000)" "167 500" "$(jq -r '[.groups[1:][] | .create_at * 1000 | round] | sort | join(" ")' <<<"$j")"
 out=$("$T/threads")
 contains "threads run" "3 threads, 150009 block executions, scale 1" "$out"
 
@@ -157,11 +177,101 @@ eq "bad threads-arg" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,
 "$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/loop"
 err=$("$DBTPROF" gentest -o "$T/x.c" "$T/c.trace" 2>&1 || true)
 eq "count mode" "dbtprof: $T/c.trace: a count-mode trace has no per-thread block streams; record it with --mode blocks" "$err"
+# profiles of different architectures: one line, exit 1
 "$DBTPROF" record -q -m blocks -o "$T/a.trace" -- "$G/aarch64/loop"
-contains "aarch64" "rewriting aarch64 code is not supported yet" \
-	"$("$DBTPROF" gentest -o "$T/x.c" "$T/a.trace" 2>&1 || true)"
+err=$("$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.trace" 2>&1 || true)
+eq "mixed architectures" 1 "$(printf '%s\n' "$err" | wc -l)"
+contains "mixed architectures" "aarch64" "$err"
+eq "mixed architectures status" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.trace")"
 eq "missing file" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/nope.trace")"
 contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
+
+# AArch64 guests: the same checks, the program built with the AArch64
+# cross compiler and run under qemu-aarch64 (dbtprof picks it from the ELF
+# header when it records the program).
+if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
+	for g in loop memops nested syscalls threads threads_reuse; do
+		exact_a64 "$G/aarch64/$g" "a64_$g"
+	done
+	exact_a64 "$G/aarch64/loop" a64_loop --unroll 1
+	# loop: [mov; subs; b.ne] once, [subs; b.ne] 9999 times, [mov x8;
+	# svc] once: 3 + 2 x 9999 + 2 = 20003 instructions; rewritten: the
+	# b.ne of both loop blocks and the svc (10001); the svc became getpid.
+	contains "a64 loop summary" "blocks: 3 distinct, 3 emitted, 0 skipped" "$(cat "$T/a64_loop.sum")"
+	contains "a64 loop dynamic" "dynamic instructions at T=1: 20,003" "$(cat "$T/a64_loop.sum")"
+	contains "a64 loop kept" "kept                 10,002   50.002%" "$(cat "$T/a64_loop.sum")"
+	contains "a64 loop rewritten" "rewritten            10,001   49.998%" "$(cat "$T/a64_loop.sum")"
+	grep -q 'mov x8, #172' "$T/a64_loop.c" || fail "a64 loop: svc not turned into getpid"
+	# nested: bl and ret land on the next instruction (adr x30 first)
+	grep -q 'adr x30, .Lg' "$T/a64_nested.c" || fail "a64 nested: ret not rewritten"
+	# threads: three groups of one, as for x86-64
+	j=$("$DBTPROF" gentest --json -o "$T/a64_threads.c" "$T/a64_threads.trace")
+	eq "a64 threads groups" "3" "$(jq '.groups | length' <<<"$j")"
+	eq "a64 threads parents" "-1 0 0" "$(jq -r '[.groups[].parent] | join(" ")' <<<"$j")"
+	contains "a64 threads run" "3 threads, 150009 block executions, scale 1" "$(qemu-aarch64 "$T/a64_threads")"
+	eq "a64 scale 3" "$(awk '{ print $1, int($3 / 3) }' "$T/a64_loop.plan")" \
+		"$(qemu-aarch64 "$T/a64_loop" --counts --scale 3 | awk '{ print $1, $3 }')"
+
+	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
+	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
+	# three workers.  The plan equals the profile; the program compiles
+	# without warnings and runs its threads to completion under QEMU.
+	mt=$G/c-aarch64/mt
+	"$DBTPROF" record -q -m blocks -o "$T/a64_mt.trace" -- "$mt"
+	j=$("$DBTPROF" gentest --json -o "$T/a64_mt.c" "$T/a64_mt.trace")
+	eq "a64 mt nothing skipped" 0 "$(jq '.skipped' <<<"$j")"
+	nth=$(jq '[.groups[].sizes[0]] | add' <<<"$j")
+	eq "a64 mt threads" 4 "$nth"
+	$CC_A64 -static $CFLAGS_GT "$T/a64_mt.c" -o "$T/a64_mt" 2>"$T/a64_mt.cc"
+	eq "a64 mt compiles without warnings" "" "$(cat "$T/a64_mt.cc")"
+	qemu-aarch64 "$T/a64_mt" --counts >"$T/a64_mt.plan"
+	eq "a64 mt plan = profile" "$(blockcounts "$T/a64_mt.trace")" \
+		"$(awk '{ print $2, $3 }' "$T/a64_mt.plan" | sort)"
+	out=$(qemu-aarch64 "$T/a64_mt")
+	contains "a64 mt runs" "4 threads, $(awk '{ s += $3 } END { print s }' "$T/a64_mt.plan") block executions, scale 1" "$out"
+	# the marker loop block, entered 50000 - 1 + (1 + 2 + 3) x 100000 -
+	# 3 = 649996 times, run as often by the generated program
+	maddr=$("$DBTPROF" dump --symbols "$T/a64_mt.trace" | awk '$2 == "block" && $6 == "mt_marker+0x0" { print $4; exit }')
+	eq "a64 mt marker" 649996 "$(awk -v a="$maddr" '$2 == a { print $3 }' "$T/a64_mt.plan")"
+	"$DBTPROF" record -q -m blocks -o "$T/a64_mt.gen.trace" -- "$T/a64_mt" >/dev/null
+	eq "a64 mt marker measured" 649996 "$(measured "$T/a64_mt.gen.trace" |
+		awk -v k="$(awk -v a="$maddr" '$2 == a { print $1 }' "$T/a64_mt.plan")" '$1 == k { print $2 }')"
+	# and every one of its (some 2,000) blocks, glibc's included, runs
+	# exactly as planned
+	eq "a64 mt measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/a64_mt.plan" | sort)" \
+		"$(measured "$T/a64_mt.gen.trace")"
+
+	# the naive baseline of an AArch64 profile
+	"$DBTPROF" gentest --naive --blocks 5 --seed 7 -o "$T/a64_naive.c" "$T/a64_threads.trace" >"$T/a64_naive.sum"
+	contains "a64 naive blocks" "5 emitted" "$(cat "$T/a64_naive.sum")"
+	$CC_A64 -static $CFLAGS_GT "$T/a64_naive.c" -o "$T/a64_naive"
+	contains "a64 naive runs" "1 threads" "$(qemu-aarch64 "$T/a64_naive")"
+
+	# validate picks qemu-aarch64 for an AArch64 generated program
+	j=$("$DBTPROF" gentest validate --json --runs 1 --original "$G/aarch64/loop" --generated "$T/a64_loop")
+	eq "a64 validate configs" "qemu qemu-nochain qemu-singlestep" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
+	eq "a64 validate commands" "qemu-aarch64,qemu-aarch64 -d nochain,qemu-aarch64 -singlestep" \
+		"$(jq -r '[.configs[].command] | join(",")' <<<"$j")"
+	eq "a64 validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+
+	# The worker program above, built for AArch64 and profiled at 1, 2
+	# and 4 workers: the same model, and its 8-thread run executes the
+	# loop block 999 x 8 + 200000 = 207992 times.
+	$CC_A64 -O1 -pthread -o "$T/wa" "$T/w.c"
+	for n in 1 2 4; do
+		"$DBTPROF" record -q -m blocks -o "$T/wa$n.trace" -- "$T/wa" $n
+	done
+	j=$("$DBTPROF" gentest --json -o "$T/wat.c" "$T/wa1.trace:1" "$T/wa2.trace:2" "$T/wa4.trace:4")
+	eq "a64 w main" "0 1 1 1 1" "$(jq -r '.groups[0] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+	eq "a64 w workers" "1 0 1 2 4" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
+	eq "a64 w loop" "999 200000" "$(jq -r '.groups[1].blocks[] | select(.theta == 999) | "\(.theta) \(.delta)"' <<<"$j")"
+	$CC_A64 -static $CFLAGS_GT "$T/wat.c" -o "$T/wat"
+	contains "a64 w 8 threads" "9 threads" "$(qemu-aarch64 "$T/wat" --threads 8)"
+	addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
+	eq "a64 w loop at 8" 207992 "$(qemu-aarch64 "$T/wat" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
+else
+	echo "skipped: AArch64 generated programs (no $CC_A64 or qemu-aarch64)"
+fi
 
 # validate: the table's shape and the baseline's ratios (times are not
 # checked; the arithmetic is in the unit test); failing runs; usage.

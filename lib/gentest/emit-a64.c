@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emit-a64.c - an AArch64 block function of the generated program
+ * (dbtp/gentest.h, doc/dbtprof-gentest.md): the same frame as emit.c's
+ * x86-64 one, in AArch64 assembly.
+ *
+ * gt_b<k>(buf, n) saves the callee-saved registers (x19-x30, d8-d15) and
+ * the host stack pointer (in the buffer), points x28 at the data area and
+ * sp at the private stack, and enters the copies of the block
+ * Duff's-device style at copy (-n mod u), so that exactly n copies run;
+ * each pass ends with a tail that resets sp (if the block touches it) and
+ * counts passes down in a register the block does not use (in the buffer
+ * if it uses them all).  FPCR holds its default (0) on entry and exit.
+ */
+#include <stdio.h>
+
+#include "dbtp/gentest.h"
+#include "gentest/rewrite.h"
+
+/* A register the block leaves alone for the pass counter, or -1.  x9 and
+ * x10 are the entry's scratch, never the counter. */
+static int counter_reg(uint32_t regs)
+{
+	static const int pref[] = {19, 20, 21, 22, 23, 24, 25, 26, 27,
+				   12, 13, 14, 15, 16, 17, 11, 0,  1,
+				   2,  3,  4,  5,  6,  7,  8,  18, 29};
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
+		if (!(regs & (1u << pref[i])))
+			return pref[i];
+	return -1;
+}
+
+void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
+			       char *const *body, const char *slots,
+			       const struct dbtp_gt_rw_stats *st)
+{
+	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
+					   "x25, x26", "x27, x28", "d8, d9",
+					   "d10, d11", "d12, d13", "d14, d15"};
+	const int nsave = (int)(sizeof(save) / sizeof(*save));
+	const int stack = DBTP_GT_STACK_MID - DBTP_GT_DATA;
+	int cr = counter_reg(st->regs);
+	unsigned sh = 0;
+
+	while ((1u << sh) < u)
+		sh++;
+	fprintf(f,
+		"\t.p2align 4\n"
+		"\t.globl gt_b%u, gt_b%u_body\n"
+		"\t.type gt_b%u, %%function\n"
+		"gt_b%u:\n"
+		"\tstp x29, x30, [sp, #-%d]!\n"
+		"\tmov x29, sp\n",
+		id, id, id, id, 16 * (nsave + 1));
+	for (int i = 0; i < nsave; i++)
+		fprintf(f, "\tstp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
+	fprintf(f,
+		"\tmsr fpcr, xzr\n"
+		"\tmov x9, sp\n"
+		"\tstr x9, [x0, #%d]\n"
+		"\tadd x28, x0, #%d\n"
+		"\tneg x10, x1\n",
+		DBTP_GT_SLOT_RSP, DBTP_GT_DATA);
+	if (u > 1)
+		fprintf(f, "\tand x10, x10, #%u\n", u - 1);
+	else
+		fprintf(f, "\tmov x10, #0\n");
+	fprintf(f, "\tadd x11, x1, #%u\n", u - 1);
+	if (sh)
+		fprintf(f, "\tlsr x11, x11, #%u\n", sh);
+	fprintf(f, "\tstr x11, [x0, #%d]\n", DBTP_GT_SLOT_COUNT);
+	if (cr >= 0)
+		fprintf(f, "\tmov x%d, x11\n", cr);
+	fprintf(f,
+		"\tadd sp, x28, #%d\n"
+		"\tadrp x9, .Lgt%u_tab\n"
+		"\tadd x9, x9, :lo12:.Lgt%u_tab\n"
+		"\tldr x9, [x9, x10, lsl #3]\n"
+		"\tbr x9\n",
+		stack, id, id);
+	for (unsigned j = 0; j < u; j++) {
+		if (j)
+			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
+				id, j);
+		else
+			fprintf(f, "gt_b%u_body:\n", id);
+		fputs(body[j], f);
+	}
+	if (st->regs & (1u << 31))
+		fprintf(f, "\tadd sp, x28, #%d\n", stack);
+	if (cr >= 0)
+		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
+	else
+		fprintf(f,
+			"\tsub x9, x28, #%d\n"
+			"\tldr x10, [x9]\n"
+			"\tsubs x10, x10, #1\n"
+			"\tstr x10, [x9]\n",
+			DBTP_GT_DATA - DBTP_GT_SLOT_COUNT);
+	fprintf(f,
+		"\tb.ne gt_b%u_body\n"
+		"\tsub x9, x28, #%d\n"
+		"\tldr x9, [x9, #%d]\n"
+		"\tmov sp, x9\n"
+		"\tmsr fpcr, xzr\n",
+		id, DBTP_GT_DATA, DBTP_GT_SLOT_RSP);
+	for (int i = nsave - 1; i >= 0; i--)
+		fprintf(f, "\tldp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
+	fprintf(f,
+		"\tldp x29, x30, [sp], #%d\n"
+		"\tret\n"
+		"\t.size gt_b%u, .-gt_b%u\n"
+		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
+		".Lgt%u_tab:\n",
+		16 * (nsave + 1), id, id, id);
+	for (unsigned j = 0; j < u; j++)
+		if (j)
+			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
+		else
+			fprintf(f, "\t.quad gt_b%u_body\n", id);
+	fprintf(f, "%s\t.popsection\n", slots);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rewrite.c - the rewriter's entry points (dbtp/gentest.h): a Capstone
+ * handle for the guest's architecture, and each block handed to the
+ * rewriter of that architecture (rewrite-x86.c, rewrite-a64.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "dbtp/gentest.h"
+#include "gentest/rewrite.h"
+
+int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
+{
+	dbtp_gt_rw *rw;
+	cs_arch ca;
+	cs_mode mode;
+
+	*out = NULL;
+	switch (arch) {
+	case DBTP_ARCH_X86_64:
+		ca = CS_ARCH_X86;
+		mode = CS_MODE_64;
+		break;
+	case DBTP_ARCH_AARCH64:
+		ca = CS_ARCH_ARM64;
+		mode = CS_MODE_ARM;
+		break;
+	default:
+		return dbtp_err_set(err, ENOTSUP,
+				    "gentest: rewriting %s code is not "
+				    "supported",
+				    dbtp_arch_name(arch));
+	}
+	rw = calloc(1, sizeof(*rw));
+	if (!rw)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	if (cs_open(ca, mode, &rw->cs) != CS_ERR_OK) {
+		free(rw);
+		return dbtp_err_set(err, 0, "capstone: cannot open %s",
+				    dbtp_arch_name(arch));
+	}
+	cs_option(rw->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	rw->insn = cs_malloc(rw->cs);
+	rw->aux = cs_malloc(rw->cs);
+	if (!rw->insn || !rw->aux) {
+		dbtp_gt_rw_close(rw);
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	}
+	rw->arch = arch;
+	*out = rw;
+	return 0;
+}
+
+void dbtp_gt_rw_close(dbtp_gt_rw *rw)
+{
+	if (!rw)
+		return;
+	if (rw->insn)
+		cs_free(rw->insn, 1);
+	if (rw->aux)
+		cs_free(rw->aux, 1);
+	cs_close(&rw->cs);
+	free(rw);
+}
+
+int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		     uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		     uint64_t vaddr, FILE *f, FILE *slots,
+		     struct dbtp_gt_rw_stats *st, dbtp_err *err)
+{
+	if (rw->arch == DBTP_ARCH_AARCH64)
+		return dbtp_gt_rw_a64(rw, id, code, nbytes, ninsns, sizes,
+				      vaddr, f, slots, st, err);
+	return dbtp_gt_rw_x86(rw, id, code, nbytes, ninsns, sizes, vaddr, f,
+			      slots, st, err);
+}

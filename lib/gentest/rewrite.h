@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rewrite.h - what the rewriters of each architecture share with the
+ * dispatching entry points of dbtp/gentest.h (rewrite.c) and the emitter.
+ */
+#ifndef DBTP_GENTEST_REWRITE_H
+#define DBTP_GENTEST_REWRITE_H
+
+#include <stdio.h>
+
+#include <capstone/capstone.h>
+
+#include "dbtp/gentest.h"
+
+struct dbtp_gt_rw {
+	csh cs;
+	cs_insn *insn, *aux; /* the instruction; a rewritten encoding */
+	enum dbtp_arch arch;
+};
+
+/* dbtp_gt_rw_block() for one architecture. */
+int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		   uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		   uint64_t vaddr, FILE *f, FILE *slots,
+		   struct dbtp_gt_rw_stats *st, dbtp_err *err);
+int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
+		   uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
+		   uint64_t vaddr, FILE *f, FILE *slots,
+		   struct dbtp_gt_rw_stats *st, dbtp_err *err);
+
+/*
+ * The AArch64 block function gt_b<id> (emit-a64.c): @u copies of @body
+ * entered Duff's-device style, as emit.c does for x86-64.
+ */
+void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
+			       char *const *body, const char *slots,
+			       const struct dbtp_gt_rw_stats *st);
+
+#endif
