@@ -20,6 +20,7 @@
 
 #include "dbtp/bbv.h"
 #include "dbtp/bbvfile.h"
+#include "dbtp/cpuview.h"
 #include "dbtp/disasm.h"
 #include "dbtp/elf.h"
 #include "dbtp/native.h"
@@ -90,6 +91,7 @@ struct nthread {
 	int alive;
 	int exec_pending; /* the next step trap completes an execve */
 	uint64_t pc;	  /* RIP at its last stop (when want_pc) */
+	int pc_fresh;	  /* @pc was read at this stop */
 	/* the dynamic block being built */
 	int bopen;
 	uint64_t bentry, bn, expect;
@@ -111,6 +113,7 @@ struct run {
 	int want_pc, want_len;
 	dbtp_disasm *dis;
 	struct lencache lc;
+	struct lencache emu; /* by address: 0 other, 1 cpuid, 2 xgetbv */
 	uint64_t rep_pc;
 	int rep_known, rep_is;
 	pid_t pid;
@@ -333,8 +336,95 @@ static int count(struct run *r, struct nthread *t, uint64_t pc, uint64_t next,
 	return 0;
 }
 
+/* CPUID or XGETBV at @pc?  (cached by address) */
+static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
+{
+	uint8_t code[16];
+	size_t n;
+
+	if (lc_get(&r->emu, pc, kind))
+		return 0;
+	n = peek_code(tid, pc, code);
+	*kind = 0;
+	if (n >= 2 && code[0] == 0x0f && code[1] == 0xa2)
+		*kind = 1;
+	else if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 &&
+		 code[2] == 0xd0)
+		*kind = 2;
+	if (lc_put(&r->emu, pc, *kind))
+		return nomem(r->err);
+	return 0;
+}
+
+/*
+ * Answer the CPUID and XGETBV instructions @t is about to execute from the
+ * CPU view, as long as it is at one.  Return: 0 go on stepping, 1 the
+ * thread is gone, -1 error.
+ */
+static int emulate(struct run *r, struct nthread *t)
+{
+	const struct dbtp_cpu_view *v = r->o->cpu_view;
+
+	for (;;) {
+		struct user_regs_struct regs;
+		uint64_t pc = t->pc;
+		uint32_t q[4];
+		uint8_t kind, len;
+		int rc;
+
+		if (!t->pc_fresh && (rc = get_pc(r, t->tid, &pc)))
+			return rc;
+		t->pc = pc;
+		t->pc_fresh = 0;
+		if (emu_kind(r, t->tid, pc, &kind))
+			return -1;
+		if (!kind)
+			return 0;
+		if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+			return errno == ESRCH
+				   ? 1
+				   : dbtp_err_set(r->err, errno,
+						  "ptrace(GETREGS): %s",
+						  strerror(errno));
+		if (kind == 1) {
+			dbtp_cpu_view_cpuid(v, (uint32_t)regs.rax,
+					    (uint32_t)regs.rcx, q);
+			regs.rax = q[0];
+			regs.rbx = q[1];
+			regs.rcx = q[2];
+			regs.rdx = q[3];
+			len = 2;
+		} else {
+			if ((uint32_t)regs.rcx || !v->has_xcr0)
+				return 0; /* XINUSE etc.: the host's */
+			regs.rax = (uint32_t)v->xcr0;
+			regs.rdx = v->xcr0 >> 32;
+			len = 3;
+		}
+		regs.rip = pc + len;
+		if (ptrace(PTRACE_SETREGS, t->tid, NULL, &regs))
+			return errno == ESRCH
+				   ? 1
+				   : dbtp_err_set(r->err, errno,
+						  "ptrace(SETREGS): %s",
+						  strerror(errno));
+		r->res->emulated++;
+		if (count(r, t, pc, pc + len, len, 0))
+			return -1;
+		t->pc = pc + len;
+		t->pc_fresh = 1;
+	}
+}
+
 static int resume(struct run *r, struct nthread *t, int sig)
 {
+	if (r->o->cpu_view && !sig && !t->exec_pending) {
+		int rc = emulate(r, t);
+
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
+	t->pc_fresh = 0;
 	if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, (void *)(long)sig) &&
 	    errno != ESRCH)
 		return dbtp_err_set(r->err, errno, "ptrace(SINGLESTEP): %s",
@@ -364,6 +454,7 @@ static int stepped(struct run *r, struct nthread *t, int deliver)
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	t->pc = next;
+	t->pc_fresh = 1;
 	if (t->exec_pending) {
 		/* The execve's syscall instruction, in the old image. */
 		t->exec_pending = 0;
@@ -472,6 +563,7 @@ static int on_event(struct run *r, struct nthread *t, int ev)
 		/* The old image is gone; the step trap that follows completes
 		 * the execve instruction. */
 		lc_clear(&r->lc);
+		lc_clear(&r->emu);
 		r->rep_known = 0;
 		t->exec_pending = 1;
 		return resume(r, t, 0);
@@ -624,16 +716,21 @@ static double now(void)
 }
 
 /*
- * Turn the AT_SYSINFO_EHDR entry of the stopped program's auxiliary vector
- * into AT_IGNORE, so its dynamic loader sets up no vDSO, as under QEMU
- * user mode (7.2 maps none).  The initial stack is argc, argv[], NULL,
- * envp[], NULL, then (type, value) pairs up to AT_NULL.
+ * Rewrite the stopped program's auxiliary vector: with a CPU view @v, to
+ * the view's entry types in its order (host values, AT_HWCAP/AT_HWCAP2 from
+ * the view, types the host lacks left out, AT_NULL-filled to the old
+ * length); else, with @no_vdso, turn AT_SYSINFO_EHDR into AT_IGNORE, so
+ * the dynamic loader sets up no vDSO, as under QEMU user mode (7.2 maps
+ * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
+ * (type, value) pairs up to AT_NULL.
  */
-static int hide_vdso(pid_t pid, dbtp_err *err)
+static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
+		    dbtp_err *err)
 {
 	struct user_regs_struct regs;
-	uint64_t sp, argc, nul = 0;
-	long v;
+	uint64_t sp, argc, nul = 0, at, old[2 * 128], neu[2 * 128];
+	size_t n = 0, m = 0;
+	long x;
 
 	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
 		return dbtp_err_set(err, errno, "ptrace(GETREGS): %s",
@@ -643,25 +740,50 @@ static int hide_vdso(pid_t pid, dbtp_err *err)
 	argc = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
 	sp += 8 * (argc + 2); /* argc, argv[], NULL */
 	for (int i = 0; i < 1 << 20 && !errno; i++, sp += 8) {
-		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
-		if (!errno && v == 0 && nul++ == 0)
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+		if (!errno && x == 0 && nul++ == 0)
 			break; /* end of envp */
 	}
-	for (int i = 0; i < 256 && !errno; i++) {
-		sp += 8;
-		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
-		if (errno || v == 0 /* AT_NULL */)
+	at = sp + 8;
+	while (!errno && n < 127) {
+		old[2 * n] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
+					      (void *)(at + 16 * n), NULL);
+		old[2 * n + 1] = (uint64_t)ptrace(
+		    PTRACE_PEEKDATA, pid, (void *)(at + 16 * n + 8), NULL);
+		if (!old[2 * n])
 			break;
-		if (v == 33 /* AT_SYSINFO_EHDR */ &&
-		    ptrace(PTRACE_POKEDATA, pid, (void *)sp,
-			   (void *)1 /* AT_IGNORE */))
-			break;
-		sp += 8;
+		n++;
 	}
 	if (errno)
 		return dbtp_err_set(err, errno,
 				    "reading the auxiliary vector: %s",
 				    strerror(errno));
+	for (size_t k = 0; !v && k < n; k++, m++) {
+		neu[2 * m] = old[2 * k] == 33 && no_vdso ? 1 : old[2 * k];
+		neu[2 * m + 1] = old[2 * k + 1];
+	}
+	for (size_t i = 0; v && i < v->nauxv; i++)
+		for (size_t k = 0; k < n; k++) {
+			uint64_t t = old[2 * k];
+
+			if (t != v->auxv_type[i])
+				continue;
+			neu[2 * m] = t;
+			neu[2 * m + 1] = t == 16   ? v->hwcap
+					 : t == 26 ? v->hwcap2
+						   : old[2 * k + 1];
+			m++;
+			break;
+		}
+	for (size_t i = 0; i < 2 * n; i++) {
+		uint64_t w = i < 2 * m ? neu[i] : 0;
+
+		if (w != old[i] && ptrace(PTRACE_POKEDATA, pid,
+					  (void *)(at + 8 * i), (void *)w))
+			return dbtp_err_set(err, errno,
+					    "writing the auxiliary vector: %s",
+					    strerror(errno));
+	}
 	return 0;
 }
 
@@ -685,7 +807,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	r.o = o;
 	r.res = res;
 	r.err = err;
-	r.want_pc = o->on_insn || o->on_block || o->rep_per_instruction;
+	r.want_pc =
+	    o->on_insn || o->on_block || o->rep_per_instruction || o->cpu_view;
 	r.want_len = o->on_block || o->decode;
 	if (!argv || !argv[0])
 		return dbtp_err_set(err, EINVAL, "no program given");
@@ -781,7 +904,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 		kill_all(&r);
 		goto out;
 	}
-	if (o->no_vdso && hide_vdso(r.pid, err)) {
+	if ((o->no_vdso || o->cpu_view) &&
+	    fix_auxv(r.pid, o->cpu_view, o->no_vdso, err)) {
 		kill_all(&r);
 		goto out;
 	}
@@ -801,6 +925,8 @@ out:
 	free(r.th);
 	free(r.lc.k);
 	free(r.lc.v);
+	free(r.emu.k);
+	free(r.emu.v);
 	dbtp_disasm_close(r.dis);
 	if (rc)
 		dbtp_native_result_free(res);
