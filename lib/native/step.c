@@ -724,6 +724,127 @@ static double now(void)
  * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
  * (type, value) pairs up to AT_NULL.
  */
+/*
+ * The auxiliary vector at @at shrank from @n entries to the @m in @neu:
+ * move argc, argv[] and envp[] up by the difference, with the new vector
+ * after them, so the block ends where it ended and the stack pointer sits
+ * where a loader that builds the shorter vector (QEMU's) puts it.
+ */
+static int shift_block(pid_t pid, struct user_regs_struct *regs, uint64_t at,
+		       size_t n, const uint64_t *neu, size_t m, dbtp_err *err)
+{
+	size_t nw = (size_t)(at - regs->rsp) / 8, total = nw + 2 * m + 2;
+	uint64_t *w = malloc(total * sizeof(*w));
+	uint64_t to = regs->rsp + 16 * (n - m);
+
+	if (!w)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	errno = 0;
+	for (size_t i = 0; i < nw && !errno; i++)
+		w[i] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
+					(void *)(regs->rsp + 8 * i), NULL);
+	memcpy(w + nw, neu, 2 * m * sizeof(*w));
+	w[nw + 2 * m] = w[nw + 2 * m + 1] = 0;
+	for (size_t i = 0; i < total && !errno; i++)
+		if (ptrace(PTRACE_POKEDATA, pid, (void *)(to + 8 * i),
+			   (void *)w[i]))
+			break;
+	free(w);
+	regs->rsp = to;
+	if (errno || ptrace(PTRACE_SETREGS, pid, NULL, regs))
+		return dbtp_err_set(err, errno,
+				    "rewriting the initial stack: %s",
+				    strerror(errno));
+	return 0;
+}
+
+/* Copy @len bytes from @src into the program's memory at @to (any
+ * alignment; the bytes around are kept). */
+static int poke_bytes(pid_t pid, uint64_t to, const uint8_t *src, size_t len)
+{
+	for (uint64_t a = to & ~7ull; a < to + len; a += 8) {
+		uint8_t w[8];
+		long x;
+
+		errno = 0;
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		memcpy(w, &x, 8);
+		for (int i = 0; i < 8; i++)
+			if (a + i >= to && a + i < to + len)
+				w[i] = src[a + i - to];
+		memcpy(&x, w, 8);
+		if (ptrace(PTRACE_POKEDATA, pid, (void *)a, (void *)x))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Place the AT_PLATFORM string and the 16 AT_RANDOM bytes where QEMU 7.2
+ * user mode places them (the kernel puts them elsewhere below the
+ * strings): the platform string right below argv[0]'s, its length rounded
+ * up to 8; the random bytes 16 below that, rounded down to 16.  String
+ * functions run on the platform string take paths by its alignment.  The
+ * entries of @neu are updated.  Only done when it stays above the pointer
+ * block ending at @end.  Return -1 with errno on a ptrace failure.
+ */
+static int move_strings(pid_t pid, uint64_t sp, uint64_t end, uint64_t *neu,
+			size_t m)
+{
+	uint64_t *plat = NULL, *rnd = NULL, argv0, p;
+	uint8_t str[16] = {0}, bytes[16];
+	size_t len = 0;
+	long x;
+
+	for (size_t i = 0; i < m; i++) {
+		if (neu[2 * i] == 15)
+			plat = &neu[2 * i + 1];
+		if (neu[2 * i] == 25)
+			rnd = &neu[2 * i + 1];
+	}
+	errno = 0;
+	argv0 = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)(sp + 8), NULL);
+	if (errno || !argv0)
+		return errno ? -1 : 0;
+	p = argv0;
+	if (plat) {
+		for (int i = 0; i < 2; i++) {
+			x = ptrace(PTRACE_PEEKDATA, pid,
+				   (void *)(*plat + 8 * (uint64_t)i), NULL);
+			if (errno)
+				return -1;
+			memcpy(str + 8 * i, &x, 8);
+		}
+		len = strnlen((char *)str, 15) + 1;
+		p -= (len + 7) & ~7ull;
+	}
+	if (rnd) {
+		for (int i = 0; i < 2; i++) {
+			x = ptrace(PTRACE_PEEKDATA, pid,
+				   (void *)(*rnd + 8 * (uint64_t)i), NULL);
+			if (errno)
+				return -1;
+			memcpy(bytes + 8 * i, &x, 8);
+		}
+	}
+	if (((p & ~15ull) - (rnd ? 16 : 0)) < end)
+		return 0;
+	if (plat) {
+		if (poke_bytes(pid, p, str, len))
+			return -1;
+		*plat = p;
+	}
+	if (rnd) {
+		p = (p & ~15ull) - 16;
+		if (poke_bytes(pid, p, bytes, 16))
+			return -1;
+		*rnd = p;
+	}
+	return 0;
+}
+
 static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
 		    dbtp_err *err)
 {
@@ -775,16 +896,27 @@ static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
 			m++;
 			break;
 		}
-	for (size_t i = 0; i < 2 * n; i++) {
-		uint64_t w = i < 2 * m ? neu[i] : 0;
-
-		if (w != old[i] && ptrace(PTRACE_POKEDATA, pid,
-					  (void *)(at + 8 * i), (void *)w))
+	if (v && move_strings(pid, regs.rsp, at + 16 * (n + 1), neu, m)) {
+		if (errno)
 			return dbtp_err_set(err, errno,
-					    "writing the auxiliary vector: %s",
+					    "rewriting the initial stack: %s",
 					    strerror(errno));
 	}
-	return 0;
+	if (!v || m == n) {
+		for (size_t i = 0; i < 2 * n; i++) {
+			uint64_t w = i < 2 * m ? neu[i] : 0;
+
+			if (w != old[i] &&
+			    ptrace(PTRACE_POKEDATA, pid, (void *)(at + 8 * i),
+				   (void *)w))
+				return dbtp_err_set(
+				    err, errno,
+				    "writing the auxiliary vector: %s",
+				    strerror(errno));
+		}
+		return 0;
+	}
+	return shift_block(pid, &regs, at, n, neu, m, err);
 }
 
 int dbtp_native_run(struct dbtp_native_result *res,
