@@ -109,6 +109,9 @@ static void report_text(FILE *f, const struct dbtp_native_result *res,
 	if (res->rep_folded)
 		fprintf(f, " (-%s rep iterations)",
 			fmt_u64(res->rep_folded, n2));
+	if (res->rep_extra)
+		fprintf(f, " (+%s rep re-executions as QEMU)",
+			fmt_u64(res->rep_extra, n2));
 	if (res->emulated)
 		fprintf(f,
 			" (+%" PRIu64
@@ -158,6 +161,7 @@ static void report_json(FILE *f, const struct dbtp_native_result *res,
 	json_u64(&j, "exit_syscalls", res->exit_insns);
 	json_u64(&j, "rep_iterations_folded", res->rep_folded);
 	json_u64(&j, "cpuid_emulated", res->emulated);
+	json_u64(&j, "rep_extra", res->rep_extra);
 	json_str(&j, "rep_counting", rep_once ? "instruction" : "iteration");
 	json_u64(&j, "signals", res->signals);
 	if (WIFEXITED(res->status)) {
@@ -292,6 +296,8 @@ int cmd_native_count(int argc, char **argv)
 			break;
 		case O_MATCH:
 			o.no_vdso = 1;
+			o.rep_qemu = 1;
+			o.bottom_up = 1;
 			if (!cpu)
 				cpu = "max";
 			optarg = DBTP_MATCH_TUNABLES;

@@ -85,6 +85,14 @@ struct dbtp_native_insn {
  *            the view's order (values the host's, AT_HWCAP/AT_HWCAP2 the
  *            view's; types the host does not give are left out), which
  *            also hides the vDSO when the view has no AT_SYSINFO_EHDR.
+ * @rep_qemu: count rep string instructions as QEMU 7.2 executes them: one
+ *            more for an instruction that ran at least one iteration and
+ *            ended with its count register at 0 (not for a repe/repne
+ *            compare its condition stopped), dbtp_native_result.rep_extra
+ *            (ignored with @rep_per_instruction).
+ * @bottom_up: the legacy, bottom-up mmap layout (ADDR_COMPAT_LAYOUT): the
+ *            libraries the loader maps lie above it, as under QEMU user
+ *            mode, so loaded objects sort by address in the same order.
  * @on_start: called once the program has been exec'ed and stopped, with its
  *            pid (for forwarding signals).
  * @on_insn: called for every counted instruction (in each thread's order).
@@ -110,6 +118,8 @@ struct dbtp_native_opts {
 	int no_vdso;
 	int decode;
 	const struct dbtp_cpu_view *cpu_view;
+	int rep_qemu;
+	int bottom_up;
 	void (*on_start)(void *ctx, pid_t pid);
 	int (*on_insn)(void *ctx, const struct dbtp_native_insn *in,
 		       dbtp_err *err);
@@ -145,6 +155,7 @@ struct dbtp_native_thread {
  * @exit_insns: exit syscall instructions counted without a step stop.
  * @exec_insns: execve syscall instructions counted at the exec stop.
  * @rep_folded: rep iterations not counted (@rep_per_instruction).
+ * @rep_extra: executions added by @rep_qemu (counted in @insns).
  * @emulated: CPUID/XGETBV instructions answered from the CPU view (counted
  *            in @insns, not in @steps).
  * @signals: signals delivered to the program.
@@ -156,7 +167,7 @@ struct dbtp_native_result {
 	char *maps; /* /proc/PID/maps as the first thread ended, or NULL */
 	int status;
 	uint64_t insns, steps, exit_insns, exec_insns, rep_folded, signals;
-	uint64_t emulated;
+	uint64_t emulated, rep_extra;
 	double seconds;
 	struct dbtp_native_thread *threads;
 	uint32_t nthreads;

@@ -43,7 +43,7 @@
  */
 #define DBTP_MATCH_TUNABLES                                                    \
 	"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512CD,-AVX512BW,"        \
-	"-AVX512DQ,-AVX512VL,-XSAVEC,-HTT"
+	"-AVX512DQ,-AVX512VL,-XSAVEC,-HTT:glibc.pthread.rseq=0"
 
 /**
  * dbtp_run_env() - the environment a run gets: the fixed one (PATH, LC_ALL)

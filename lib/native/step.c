@@ -92,6 +92,9 @@ struct nthread {
 	int exec_pending; /* the next step trap completes an execve */
 	uint64_t pc;	  /* RIP at its last stop (when want_pc) */
 	int pc_fresh;	  /* @pc was read at this stop */
+	uint64_t rep_at;  /* rep string instruction under way (rep_qemu) */
+	uint64_t rep_n;	  /* its count register before its first iteration */
+	uint8_t rep_kind;
 	/* the dynamic block being built */
 	int bopen;
 	uint64_t bentry, bn, expect;
@@ -113,7 +116,8 @@ struct run {
 	int want_pc, want_len;
 	dbtp_disasm *dis;
 	struct lencache lc;
-	struct lencache emu; /* by address: 0 other, 1 cpuid, 2 xgetbv */
+	struct lencache emu; /* by address: 0 other, 1 cpuid, 2 xgetbv,
+			      * REP_STRING | REP_* a rep string instruction */
 	uint64_t rep_pc;
 	int rep_known, rep_is;
 	pid_t pid;
@@ -336,7 +340,41 @@ static int count(struct run *r, struct nthread *t, uint64_t pc, uint64_t next,
 	return 0;
 }
 
-/* CPUID or XGETBV at @pc?  (cached by address) */
+enum {
+	REP_STRING = 0x10,
+	REP_COMPARE = 0x20, /* cmps, scas: the condition can end it */
+	REP_NE = 0x40,	    /* repne (else repe/rep) */
+	REP_ADDR32 = 0x80,  /* 0x67: the count is ECX */
+};
+
+/* REP_* flags of a rep string instruction in @p, 0 for anything else. */
+static uint8_t rep_flags(const uint8_t *p, size_t n)
+{
+	uint8_t f = REP_STRING;
+	size_t i = 0;
+
+	if (!dbtp_x86_is_rep_string(p, n))
+		return 0;
+	for (; i < n && (p[i] & 0xf0) != 0x40 && p[i] != 0x0f; i++) {
+		if (p[i] == 0xf2)
+			f |= REP_NE;
+		else if (p[i] == 0xf3)
+			f &= (uint8_t)~REP_NE;
+		else if (p[i] == 0x67)
+			f |= REP_ADDR32;
+		else if ((p[i] >= 0xa4 && p[i] <= 0xaf) ||
+			 (p[i] >= 0x6c && p[i] <= 0x6f))
+			break;
+	}
+	if (i < n && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i < n &&
+	    (p[i] == 0xa6 || p[i] == 0xa7 || p[i] == 0xae || p[i] == 0xaf))
+		f |= REP_COMPARE;
+	return f;
+}
+
+/* CPUID, XGETBV or a rep string instruction at @pc?  (cached by address) */
 static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
 {
 	uint8_t code[16];
@@ -351,6 +389,8 @@ static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
 	else if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 &&
 		 code[2] == 0xd0)
 		*kind = 2;
+	else
+		*kind = rep_flags(code, n);
 	if (lc_put(&r->emu, pc, *kind))
 		return nomem(r->err);
 	return 0;
@@ -378,7 +418,30 @@ static int emulate(struct run *r, struct nthread *t)
 		t->pc_fresh = 0;
 		if (emu_kind(r, t->tid, pc, &kind))
 			return -1;
-		if (!kind)
+		if (kind & REP_STRING) {
+			long c;
+
+			if (!r->o->rep_qemu || t->rep_at == pc)
+				return 0;
+			errno = 0;
+			c = ptrace(
+			    PTRACE_PEEKUSER, t->tid,
+			    (void *)offsetof(struct user_regs_struct, rcx),
+			    NULL);
+			if (c == -1 && errno)
+				return errno == ESRCH
+					   ? 1
+					   : dbtp_err_set(r->err, errno,
+							  "ptrace(PEEKUSER): "
+							  "%s",
+							  strerror(errno));
+			t->rep_at = pc;
+			t->rep_kind = kind;
+			t->rep_n =
+			    kind & REP_ADDR32 ? (uint32_t)c : (uint64_t)c;
+			return 0;
+		}
+		if (!kind || !v)
 			return 0;
 		if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
 			return errno == ESRCH
@@ -418,7 +481,7 @@ static int emulate(struct run *r, struct nthread *t)
 
 static int resume(struct run *r, struct nthread *t, int sig)
 {
-	if (r->o->cpu_view && !sig && !t->exec_pending) {
+	if ((r->o->cpu_view || r->o->rep_qemu) && !sig && !t->exec_pending) {
 		int rc = emulate(r, t);
 
 		if (rc)
@@ -468,6 +531,34 @@ static int stepped(struct run *r, struct nthread *t, int deliver)
 			return resume(r, t, deliver);
 		}
 		in_place = 1;
+	}
+	if (t->rep_at == pc && next != pc) {
+		/* The rep instruction ends: QEMU 7.2 executes it once more
+		 * (finding the count 0) if it ran at least one iteration and
+		 * did not stop on a compare's condition. */
+		int extra = t->rep_n != 0;
+
+		t->rep_at = 0;
+		if (extra && (t->rep_kind & REP_COMPARE)) {
+			struct user_regs_struct regs;
+			int zf;
+
+			if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+				return errno == ESRCH
+					   ? 0
+					   : dbtp_err_set(r->err, errno,
+							  "ptrace(GETREGS): %s",
+							  strerror(errno));
+			zf = !!(regs.eflags & 0x40);
+			extra = (t->rep_kind & REP_ADDR32 ? (uint32_t)regs.rcx
+							  : regs.rcx) == 0 &&
+				zf == !(t->rep_kind & REP_NE);
+		}
+		if (extra) {
+			res->rep_extra++;
+			if (count(r, t, pc, pc, 0, 1))
+				return -1;
+		}
 	}
 	if (count(r, t, pc, next, 0, in_place))
 		return -1;
@@ -686,15 +777,16 @@ static int loop(struct run *r)
 enum { STAGE_TRACEME = 1, STAGE_EXEC = 2 };
 
 static void child(const char *path, char *const argv[], char *const envp[],
-		  int aslr, int fd)
+		  int aslr, int bottom_up, int fd)
 {
 	int msg[2];
 	static const int sigs[] = {SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP};
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
 		signal(sigs[i], SIG_DFL);
-	if (!aslr)
-		personality(ADDR_NO_RANDOMIZE);
+	if (!aslr || bottom_up)
+		personality((aslr ? 0 : ADDR_NO_RANDOMIZE) |
+			    (bottom_up ? ADDR_COMPAT_LAYOUT : 0));
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
 		msg[0] = STAGE_TRACEME;
 	} else {
@@ -724,37 +816,22 @@ static double now(void)
  * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
  * (type, value) pairs up to AT_NULL.
  */
-/*
- * The auxiliary vector at @at shrank from @n entries to the @m in @neu:
- * move argc, argv[] and envp[] up by the difference, with the new vector
- * after them, so the block ends where it ended and the stack pointer sits
- * where a loader that builds the shorter vector (QEMU's) puts it.
- */
-static int shift_block(pid_t pid, struct user_regs_struct *regs, uint64_t at,
-		       size_t n, const uint64_t *neu, size_t m, dbtp_err *err)
+/* Read @len bytes of the program's memory at @from (any alignment). */
+static int peek_bytes(pid_t pid, uint64_t from, uint8_t *dst, size_t len)
 {
-	size_t nw = (size_t)(at - regs->rsp) / 8, total = nw + 2 * m + 2;
-	uint64_t *w = malloc(total * sizeof(*w));
-	uint64_t to = regs->rsp + 16 * (n - m);
+	for (uint64_t a = from & ~7ull; a < from + len; a += 8) {
+		uint8_t w[8];
+		long x;
 
-	if (!w)
-		return dbtp_err_set(err, ENOMEM, "out of memory");
-	errno = 0;
-	for (size_t i = 0; i < nw && !errno; i++)
-		w[i] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
-					(void *)(regs->rsp + 8 * i), NULL);
-	memcpy(w + nw, neu, 2 * m * sizeof(*w));
-	w[nw + 2 * m] = w[nw + 2 * m + 1] = 0;
-	for (size_t i = 0; i < total && !errno; i++)
-		if (ptrace(PTRACE_POKEDATA, pid, (void *)(to + 8 * i),
-			   (void *)w[i]))
-			break;
-	free(w);
-	regs->rsp = to;
-	if (errno || ptrace(PTRACE_SETREGS, pid, NULL, regs))
-		return dbtp_err_set(err, errno,
-				    "rewriting the initial stack: %s",
-				    strerror(errno));
+		errno = 0;
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		memcpy(w, &x, 8);
+		for (int i = 0; i < 8; i++)
+			if (a + i >= from && a + i < from + len)
+				dst[a + i - from] = w[i];
+	}
 	return 0;
 }
 
@@ -782,67 +859,73 @@ static int poke_bytes(pid_t pid, uint64_t to, const uint8_t *src, size_t len)
 }
 
 /*
- * Place the AT_PLATFORM string and the 16 AT_RANDOM bytes where QEMU 7.2
- * user mode places them (the kernel puts them elsewhere below the
- * strings): the platform string right below argv[0]'s, its length rounded
- * up to 8; the random bytes 16 below that, rounded down to 16.  String
- * functions run on the platform string take paths by its alignment.  The
- * entries of @neu are updated.  Only done when it stays above the pointer
- * block ending at @end.  Return -1 with errno on a ptrace failure.
+ * Lay out the initial stack below the strings as QEMU 7.2 user mode does
+ * (the kernel's layout differs in the details): the AT_PLATFORM string
+ * right below argv[0]'s string, its length rounded up to 8; the 16
+ * AT_RANDOM bytes below that, at a multiple of 16; then argc, argv[],
+ * envp[] and the @m auxiliary entries of @neu ending at the random bytes,
+ * padded so that argc is 16-aligned, and the stack pointer at argc.
+ * String functions run on the platform string, and code using stack
+ * addresses, then take the same paths.  @regs: the registers at the exec
+ * stop (rsp is changed); @at: where the host's auxiliary vector starts.
  */
-static int move_strings(pid_t pid, uint64_t sp, uint64_t end, uint64_t *neu,
-			size_t m)
+static int qemu_stack(pid_t pid, struct user_regs_struct *regs, uint64_t at,
+		      uint64_t *neu, size_t m)
 {
-	uint64_t *plat = NULL, *rnd = NULL, argv0, p;
-	uint8_t str[16] = {0}, bytes[16];
+	size_t nw = (size_t)(at - regs->rsp) / 8, total = nw + 2 * m + 2;
+	uint64_t *w = malloc(total * sizeof(*w)), top, size;
+	uint8_t str[16] = {0}, rnd[16];
 	size_t len = 0;
-	long x;
+	int plat = -1, ran = -1;
 
-	for (size_t i = 0; i < m; i++) {
-		if (neu[2 * i] == 15)
-			plat = &neu[2 * i + 1];
-		if (neu[2 * i] == 25)
-			rnd = &neu[2 * i + 1];
+	if (!w) {
+		errno = ENOMEM;
+		return -1;
 	}
 	errno = 0;
-	argv0 = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)(sp + 8), NULL);
-	if (errno || !argv0)
-		return errno ? -1 : 0;
-	p = argv0;
-	if (plat) {
-		for (int i = 0; i < 2; i++) {
-			x = ptrace(PTRACE_PEEKDATA, pid,
-				   (void *)(*plat + 8 * (uint64_t)i), NULL);
-			if (errno)
-				return -1;
-			memcpy(str + 8 * i, &x, 8);
-		}
+	for (size_t i = 0; i < nw && !errno; i++)
+		w[i] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
+					(void *)(regs->rsp + 8 * i), NULL);
+	for (size_t i = 0; i < m; i++) {
+		if (neu[2 * i] == 15)
+			plat = (int)i;
+		if (neu[2 * i] == 25)
+			ran = (int)i;
+	}
+	if (errno || nw < 2 || !w[1] ||
+	    (plat >= 0 && peek_bytes(pid, neu[2 * plat + 1], str, 15)) ||
+	    (ran >= 0 && peek_bytes(pid, neu[2 * ran + 1], rnd, 16)))
+		goto fail;
+	top = w[1]; /* argv[0]'s string: the lowest string */
+	if (plat >= 0) {
 		len = strnlen((char *)str, 15) + 1;
-		p -= (len + 7) & ~7ull;
+		top -= (len + 7) & ~7ull;
+		if (poke_bytes(pid, top, str, len))
+			goto fail;
+		neu[2 * plat + 1] = top;
 	}
-	if (rnd) {
-		for (int i = 0; i < 2; i++) {
-			x = ptrace(PTRACE_PEEKDATA, pid,
-				   (void *)(*rnd + 8 * (uint64_t)i), NULL);
-			if (errno)
-				return -1;
-			memcpy(bytes + 8 * i, &x, 8);
-		}
+	top &= ~15ull;
+	if (ran >= 0) {
+		top -= 16;
+		if (poke_bytes(pid, top, rnd, 16))
+			goto fail;
+		neu[2 * ran + 1] = top;
 	}
-	if (((p & ~15ull) - (rnd ? 16 : 0)) < end)
-		return 0;
-	if (plat) {
-		if (poke_bytes(pid, p, str, len))
-			return -1;
-		*plat = p;
-	}
-	if (rnd) {
-		p = (p & ~15ull) - 16;
-		if (poke_bytes(pid, p, bytes, 16))
-			return -1;
-		*rnd = p;
-	}
-	return 0;
+	memcpy(w + nw, neu, 2 * m * sizeof(*w));
+	w[nw + 2 * m] = w[nw + 2 * m + 1] = 0;
+	size = 8 * total;
+	regs->rsp = top - size - (size & 15 ? 16 - (size & 15) : 0);
+	for (size_t i = 0; i < total; i++)
+		if (ptrace(PTRACE_POKEDATA, pid, (void *)(regs->rsp + 8 * i),
+			   (void *)w[i]))
+			goto fail;
+	free(w);
+	return ptrace(PTRACE_SETREGS, pid, NULL, regs) ? -1 : 0;
+fail:
+	free(w);
+	if (!errno)
+		errno = EFAULT;
+	return -1;
 }
 
 static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
@@ -896,27 +979,21 @@ static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
 			m++;
 			break;
 		}
-	if (v && move_strings(pid, regs.rsp, at + 16 * (n + 1), neu, m)) {
-		if (errno)
+	if (v) {
+		if (qemu_stack(pid, &regs, at, neu, m))
 			return dbtp_err_set(err, errno,
 					    "rewriting the initial stack: %s",
 					    strerror(errno));
-	}
-	if (!v || m == n) {
-		for (size_t i = 0; i < 2 * n; i++) {
-			uint64_t w = i < 2 * m ? neu[i] : 0;
-
-			if (w != old[i] &&
-			    ptrace(PTRACE_POKEDATA, pid, (void *)(at + 8 * i),
-				   (void *)w))
-				return dbtp_err_set(
-				    err, errno,
-				    "writing the auxiliary vector: %s",
-				    strerror(errno));
-		}
 		return 0;
 	}
-	return shift_block(pid, &regs, at, n, neu, m, err);
+	for (size_t i = 0; i < 2 * n; i++)
+		if (neu[i] != old[i] &&
+		    ptrace(PTRACE_POKEDATA, pid, (void *)(at + 8 * i),
+			   (void *)neu[i]))
+			return dbtp_err_set(err, errno,
+					    "writing the auxiliary vector: %s",
+					    strerror(errno));
+	return 0;
 }
 
 int dbtp_native_run(struct dbtp_native_result *res,
@@ -939,8 +1016,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	r.o = o;
 	r.res = res;
 	r.err = err;
-	r.want_pc =
-	    o->on_insn || o->on_block || o->rep_per_instruction || o->cpu_view;
+	r.want_pc = o->on_insn || o->on_block || o->rep_per_instruction ||
+		    o->cpu_view || o->rep_qemu;
 	r.want_len = o->on_block || o->decode;
 	if (!argv || !argv[0])
 		return dbtp_err_set(err, EINVAL, "no program given");
@@ -990,7 +1067,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	}
 	if (r.pid == 0) {
 		close(p[0]);
-		child(res->program, cargv, envp, o->aslr, p[1]);
+		child(res->program, cargv, envp, o->aslr, o->bottom_up, p[1]);
 	}
 	close(p[1]);
 	do {
