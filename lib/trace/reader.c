@@ -366,17 +366,21 @@ static int rec_file(dbtp_trace *t, dbtp_err *err)
  * block's last: it is counted on every execution of the block though it
  * runs in the next block.  Such a phantom is the last of several
  * instructions, ends less than 16 bytes before a page boundary (or on
- * it), and its bytes are not a whole instruction.
+ * it), and its bytes are not a whole instruction while the others are.
  */
 static int phantom_insn(struct dbtp_trace *t, const struct dbtp_block *b)
 {
-	uint32_t last;
+	uint32_t last, off = 0;
 
 	if (t->info.arch != DBTP_ARCH_X86_64 || b->ninsns < 2 || !b->sizes ||
 	    !b->bytes || ((b->vaddr + b->nbytes - 1) & 4095) < 4096 - 16)
 		return 0;
 	if (!t->dis && dbtp_disasm_open(&t->dis, DBTP_ARCH_X86_64, NULL))
 		return 0;
+	for (uint32_t i = 0; i + 1 < b->ninsns; off += b->sizes[i++])
+		if (dbtp_disasm_one(t->dis, b->bytes + off, b->sizes[i],
+				    b->vaddr + off, NULL, 0) != b->sizes[i])
+			return 0;
 	last = b->sizes[b->ninsns - 1];
 	return dbtp_disasm_one(t->dis, b->bytes + b->nbytes - last, last,
 			       b->vaddr + b->nbytes - last, NULL, 0) != last;
