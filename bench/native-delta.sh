@@ -8,7 +8,7 @@
 # native-count` and under QEMU by `dbtprof record` + `stats`,
 #   before: both with their defaults (QEMU -cpu qemu64), and with -cpu max;
 #   after:  `native-count --match-qemu` (QEMU's CPU view, auxiliary vector,
-#           stack layout and rep counting, bottom-up mmap, the preset's
+#           stack layout, order of mappings and rep counting, the preset's
 #           GLIBC_TUNABLES) vs `record --match-native` (-cpu max, the same
 #           GLIBC_TUNABLES).
 # Both sides must see the same /etc/ld.so.cache (installing a package

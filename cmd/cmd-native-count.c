@@ -51,7 +51,7 @@ static const char usage_text[] =
     "      --match-qemu           run as `record --match-native` runs under\n"
     "                             QEMU 7.2: its GLIBC_TUNABLES, QEMU's CPU\n"
     "                             view (--cpu, default max), auxiliary vector\n"
-    "                             and stack layout, bottom-up mmap, rep\n"
+    "                             and stack layout, order of mappings, rep\n"
     "                             instructions counted as QEMU executes them\n"
     "      --cpu MODEL            answer CPUID/XGETBV as qemu-x86_64 -cpu\n"
     "                             MODEL does (dbtprof cpu-view --cpu MODEL)\n"
@@ -302,7 +302,7 @@ int cmd_native_count(int argc, char **argv)
 		case O_MATCH:
 			o.no_vdso = 1;
 			o.rep_qemu = 1;
-			o.bottom_up = 1;
+			o.qemu_mmap = 1;
 			if (!cpu)
 				cpu = "max";
 			optarg = DBTP_MATCH_TUNABLES;

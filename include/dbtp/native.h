@@ -90,9 +90,12 @@ struct dbtp_native_insn {
  *            ended with its count register at 0 (not for a repe/repne
  *            compare its condition stopped), dbtp_native_result.rep_extra
  *            (ignored with @rep_per_instruction).
- * @bottom_up: the legacy, bottom-up mmap layout (ADDR_COMPAT_LAYOUT): the
- *            libraries the loader maps lie above it, as under QEMU user
- *            mode, so loaded objects sort by address in the same order.
+ * @qemu_mmap: file mappings the kernel is to place (mmap without an
+ *            address or MAP_FIXED: libraries, the loader's cache) get
+ *            hints upward from the top of the address space in use at
+ *            exec (the dynamic loader), in the order asked, as QEMU 7.2
+ *            places them above the program and the loader: loaded objects
+ *            sort by address in the same order.
  * @on_start: called once the program has been exec'ed and stopped, with its
  *            pid (for forwarding signals).
  * @on_insn: called for every counted instruction (in each thread's order).
@@ -119,7 +122,7 @@ struct dbtp_native_opts {
 	int decode;
 	const struct dbtp_cpu_view *cpu_view;
 	int rep_qemu;
-	int bottom_up;
+	int qemu_mmap;
 	void (*on_start)(void *ctx, pid_t pid);
 	int (*on_insn)(void *ctx, const struct dbtp_native_insn *in,
 		       dbtp_err *err);

@@ -95,6 +95,7 @@ struct nthread {
 	uint64_t rep_at;  /* rep string instruction under way (rep_qemu) */
 	uint64_t rep_n;	  /* its count register before its first iteration */
 	uint8_t rep_kind;
+	uint64_t mmap_want, mmap_len; /* an mmap placed (qemu_mmap) */
 	/* the dynamic block being built */
 	int bopen;
 	uint64_t bentry, bn, expect;
@@ -120,6 +121,7 @@ struct run {
 			      * REP_STRING | REP_* a rep string instruction */
 	uint64_t rep_pc;
 	int rep_known, rep_is;
+	uint64_t mmap_next; /* qemu_mmap: where the next file mapping goes */
 	pid_t pid;
 	dbtp_err *err;
 };
@@ -389,10 +391,45 @@ static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
 	else if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 &&
 		 code[2] == 0xd0)
 		*kind = 2;
+	else if (n >= 2 && code[0] == 0x0f && code[1] == 0x05)
+		*kind = 3;
 	else
 		*kind = rep_flags(code, n);
 	if (lc_put(&r->emu, pc, *kind))
 		return nomem(r->err);
+	return 0;
+}
+
+/*
+ * qemu_mmap: @t is at a syscall instruction.  A file mapping the kernel is
+ * to place (mmap without an address or MAP_FIXED) gets the next address
+ * above the previous ones as a hint, so mappings lie upward in the order
+ * they were asked for, above the dynamic loader, as QEMU 7.2 places them.
+ * Return: 0, 1 the thread is gone, -1 error.
+ */
+static int place_mmap(struct run *r, struct nthread *t)
+{
+	struct user_regs_struct regs;
+
+	if (!r->o->qemu_mmap || !r->mmap_next)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+		return errno == ESRCH
+			   ? 1
+			   : dbtp_err_set(r->err, errno, "ptrace(GETREGS): %s",
+					  strerror(errno));
+	if (regs.rax != 9 || regs.rdi || (int32_t)regs.r8 < 0 ||
+	    (regs.r10 & (0x10 | 0x100000)) /* MAP_FIXED(_NOREPLACE) */ ||
+	    !regs.rsi)
+		return 0;
+	regs.rdi = r->mmap_next;
+	if (ptrace(PTRACE_SETREGS, t->tid, NULL, &regs))
+		return errno == ESRCH
+			   ? 1
+			   : dbtp_err_set(r->err, errno, "ptrace(SETREGS): %s",
+					  strerror(errno));
+	t->mmap_want = r->mmap_next;
+	t->mmap_len = (regs.rsi + 4095) & ~4095ull;
 	return 0;
 }
 
@@ -441,6 +478,8 @@ static int emulate(struct run *r, struct nthread *t)
 			    kind & REP_ADDR32 ? (uint32_t)c : (uint64_t)c;
 			return 0;
 		}
+		if (kind == 3)
+			return place_mmap(r, t);
 		if (!kind || !v)
 			return 0;
 		if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
@@ -481,7 +520,8 @@ static int emulate(struct run *r, struct nthread *t)
 
 static int resume(struct run *r, struct nthread *t, int sig)
 {
-	if ((r->o->cpu_view || r->o->rep_qemu) && !sig && !t->exec_pending) {
+	if ((r->o->cpu_view || r->o->rep_qemu || r->o->qemu_mmap) && !sig &&
+	    !t->exec_pending) {
 		int rc = emulate(r, t);
 
 		if (rc)
@@ -518,6 +558,17 @@ static int stepped(struct run *r, struct nthread *t, int deliver)
 		return rc > 0 ? 0 : -1;
 	t->pc = next;
 	t->pc_fresh = 1;
+	if (t->mmap_want) {
+		long ret;
+
+		errno = 0;
+		ret = ptrace(PTRACE_PEEKUSER, t->tid,
+			     (void *)offsetof(struct user_regs_struct, rax),
+			     NULL);
+		if (!errno && (uint64_t)ret == t->mmap_want)
+			r->mmap_next = t->mmap_want + t->mmap_len;
+		t->mmap_want = 0;
+	}
 	if (t->exec_pending) {
 		/* The execve's syscall instruction, in the old image. */
 		t->exec_pending = 0;
@@ -622,6 +673,29 @@ static char *read_maps(pid_t pid)
 	}
 	b.p[b.len] = 0;
 	return (char *)b.p;
+}
+
+/* The end of the highest mapping below the stack (at the exec stop: the
+ * dynamic loader's, or the vDSO's), 0 if unknown. */
+static uint64_t top_mapping(pid_t pid)
+{
+	char *maps = read_maps(pid);
+	uint64_t top = 0;
+
+	for (char *l = maps; l && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long lo, hi;
+
+		if (nl)
+			*nl = 0;
+		if (sscanf(l, "%llx-%llx", &lo, &hi) == 2 &&
+		    !strstr(l, "[stack]") && !strstr(l, "[vsyscall]") &&
+		    hi > top)
+			top = hi;
+		l = nl ? nl + 1 : NULL;
+	}
+	free(maps);
+	return top;
 }
 
 static int on_event(struct run *r, struct nthread *t, int ev)
@@ -777,16 +851,15 @@ static int loop(struct run *r)
 enum { STAGE_TRACEME = 1, STAGE_EXEC = 2 };
 
 static void child(const char *path, char *const argv[], char *const envp[],
-		  int aslr, int bottom_up, int fd)
+		  int aslr, int fd)
 {
 	int msg[2];
 	static const int sigs[] = {SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP};
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
 		signal(sigs[i], SIG_DFL);
-	if (!aslr || bottom_up)
-		personality((aslr ? 0 : ADDR_NO_RANDOMIZE) |
-			    (bottom_up ? ADDR_COMPAT_LAYOUT : 0));
+	if (!aslr)
+		personality(ADDR_NO_RANDOMIZE);
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
 		msg[0] = STAGE_TRACEME;
 	} else {
@@ -1017,7 +1090,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	r.res = res;
 	r.err = err;
 	r.want_pc = o->on_insn || o->on_block || o->rep_per_instruction ||
-		    o->cpu_view || o->rep_qemu;
+		    o->cpu_view || o->rep_qemu || o->qemu_mmap;
 	r.want_len = o->on_block || o->decode;
 	if (!argv || !argv[0])
 		return dbtp_err_set(err, EINVAL, "no program given");
@@ -1067,7 +1140,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	}
 	if (r.pid == 0) {
 		close(p[0]);
-		child(res->program, cargv, envp, o->aslr, o->bottom_up, p[1]);
+		child(res->program, cargv, envp, o->aslr, p[1]);
 	}
 	close(p[1]);
 	do {
@@ -1118,6 +1191,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 		kill_all(&r);
 		goto out;
 	}
+	if (o->qemu_mmap)
+		r.mmap_next = top_mapping(r.pid);
 	if (o->on_start)
 		o->on_start(o->ctx, r.pid);
 	if (!add_thread(&r, r.pid, 0) ||
