@@ -90,12 +90,13 @@ struct dbtp_native_insn {
  *            ended with its count register at 0 (not for a repe/repne
  *            compare its condition stopped), dbtp_native_result.rep_extra
  *            (ignored with @rep_per_instruction).
- * @qemu_mmap: file mappings the kernel is to place (mmap without an
- *            address or MAP_FIXED: libraries, the loader's cache) get
- *            hints upward from the top of the address space in use at
- *            exec (the dynamic loader), in the order asked, as QEMU 7.2
- *            places them above the program and the loader: loaded objects
- *            sort by address in the same order.
+ * @qemu_mmap: mappings the kernel is to place (mmap without an address
+ *            or MAP_FIXED: libraries, the loader's cache and memory,
+ *            malloc's) get hints upward from the top of the address space
+ *            in use at exec (the dynamic loader), in the order asked, as
+ *            QEMU 7.2 places them above the program and the loader: loaded
+ *            objects sort by address in the same order, and a mapping
+ *            follows the previous one where QEMU's does.
  * @on_start: called once the program has been exec'ed and stopped, with its
  *            pid (for forwarding signals).
  * @on_insn: called for every counted instruction (in each thread's order).

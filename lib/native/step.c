@@ -401,10 +401,12 @@ static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
 }
 
 /*
- * qemu_mmap: @t is at a syscall instruction.  A file mapping the kernel is
- * to place (mmap without an address or MAP_FIXED) gets the next address
- * above the previous ones as a hint, so mappings lie upward in the order
- * they were asked for, above the dynamic loader, as QEMU 7.2 places them.
+ * qemu_mmap: @t is at a syscall instruction.  A mapping the kernel is to
+ * place (mmap without an address or MAP_FIXED) gets the next address above
+ * the previous ones as a hint, so mappings lie upward in the order they
+ * were asked for, above the dynamic loader, as QEMU 7.2 places them (the
+ * loader's own allocator extends its region when the next mapping follows
+ * it, and sorts the loaded objects by address).
  * Return: 0, 1 the thread is gone, -1 error.
  */
 static int place_mmap(struct run *r, struct nthread *t)
@@ -418,7 +420,7 @@ static int place_mmap(struct run *r, struct nthread *t)
 			   ? 1
 			   : dbtp_err_set(r->err, errno, "ptrace(GETREGS): %s",
 					  strerror(errno));
-	if (regs.rax != 9 || regs.rdi || (int32_t)regs.r8 < 0 ||
+	if (regs.rax != 9 || regs.rdi ||
 	    (regs.r10 & (0x10 | 0x100000)) /* MAP_FIXED(_NOREPLACE) */ ||
 	    !regs.rsi)
 		return 0;
