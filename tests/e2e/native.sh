@@ -211,6 +211,9 @@ qem=$("$DBTPROF" record -q -m count --match-native -o "$T/cv.trace" -- "$C")
 eq "cpu view: same output" "$qem" "$nat"
 contains "cpu view: QEMU's leaf 0" "cpuid 0.0 0000000d 68747541" "$nat"
 contains "cpu view: QEMU's XCR0" "xcr0 21f" "$nat"
+contains "cpu view: QEMU's order of mappings" "program < loader < libc: 1" "$nat"
+contains "native default: the kernel's order" "program < loader < libc: 0" \
+	"$(nc --report /dev/null -- "$C")"
 # ... and executes exactly as many instructions (Δ = 0): glibc's start-up
 # (init_cpu_features, cache info, tunables, the loader's auxv loop, strcmp
 # on the platform string, _dl_find_object_init's sort) takes the same paths.

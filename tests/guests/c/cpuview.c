@@ -1,11 +1,13 @@
 /* cpuview: prints what the program learns about its CPU and initial stack
  * before its own code runs: CPUID leaves 0, 1, 7 and 0x80000001, XCR0,
  * the auxiliary vector's types in order with AT_HWCAP, and where argv[],
- * argv[0], the AT_PLATFORM string and the AT_RANDOM bytes lie (low 12 bits).
+ * argv[0], the AT_PLATFORM string and the AT_RANDOM bytes lie (low 12 bits),
+ * and whether the program, loader and libc lie upward in that order.
  * Used to check that a native run shown QEMU's CPU view sees what the
  * program sees under QEMU. */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 
 extern char **environ;
 
@@ -49,5 +51,9 @@ int main(int argc, char **argv)
 	}
 	printf("\nargv @%03lx argv0 @%03lx\n", (unsigned long)argv & 0xfff,
 	       (unsigned long)argv[0] & 0xfff);
+	/* QEMU maps the program, then the loader, then libc upward. */
+	printf("program < loader < libc: %d\n",
+	       (uintptr_t)&main < getauxval(AT_BASE) &&
+		   getauxval(AT_BASE) < (uintptr_t)stdout);
 	return 0;
 }
