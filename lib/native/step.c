@@ -118,10 +118,11 @@ struct run {
 	dbtp_disasm *dis;
 	struct lencache lc;
 	struct lencache emu; /* by address: 0 other, 1 cpuid, 2 xgetbv,
-			      * REP_STRING | REP_* a rep string instruction */
+			      * 3 syscall, REP_STRING | REP_* a rep string
+			      * instruction */
 	uint64_t rep_pc;
 	int rep_known, rep_is;
-	uint64_t mmap_next; /* qemu_mmap: where the next file mapping goes */
+	uint64_t mmap_next; /* qemu_mmap: where the next mapping goes */
 	pid_t pid;
 	dbtp_err *err;
 };
@@ -376,7 +377,8 @@ static uint8_t rep_flags(const uint8_t *p, size_t n)
 	return f;
 }
 
-/* CPUID, XGETBV or a rep string instruction at @pc?  (cached by address) */
+/* CPUID, XGETBV, SYSCALL or a rep string instruction at @pc?  (cached by
+ * address) */
 static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
 {
 	uint8_t code[16];
