@@ -7,7 +7,13 @@
 # and native differ): the instructions counted natively by `dbtprof
 # native-count` and under QEMU by `dbtprof record` + `stats`,
 #   before: both with their defaults (QEMU -cpu qemu64), and with -cpu max;
-#   after:  `native-count --match-qemu` vs `record --match-native`.
+#   after:  `native-count --match-qemu` (QEMU's CPU view, auxiliary vector,
+#           stack layout, order of mappings and rep counting, the preset's
+#           GLIBC_TUNABLES) vs `record --match-native` (-cpu max, the same
+#           GLIBC_TUNABLES).
+# Both sides must see the same /etc/ld.so.cache (installing a package
+# changes it, and the loader's cache lookup with it): run the table in one
+# go.
 # Prints a Markdown table (paste into bench/RESULTS.md).
 #
 # Environment: DBTPROF (default build/dbtprof).

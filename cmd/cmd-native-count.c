@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "cmd.h"
+#include "dbtp/cpuview.h"
 #include "dbtp/native.h"
 #include "dbtp/run.h"
 
@@ -48,8 +49,13 @@ static const char usage_text[] =
     "      --keep-env             pass your environment, not the fixed one\n"
     "  -e, --env VAR=VAL          set an environment variable (repeatable)\n"
     "      --match-qemu           run as `record --match-native` runs under\n"
-    "                             QEMU 7.2: no vDSO, and GLIBC_TUNABLES\n"
-    "                             masking the host features QEMU lacks\n"
+    "                             QEMU 7.2: its GLIBC_TUNABLES, QEMU's CPU\n"
+    "                             view (--cpu, default max), auxiliary vector\n"
+    "                             and stack layout, order of mappings, rep\n"
+    "                             instructions counted as QEMU executes them\n"
+    "      --cpu MODEL            answer CPUID/XGETBV as qemu-x86_64 -cpu\n"
+    "                             MODEL does (dbtprof cpu-view --cpu MODEL)\n"
+    "      --qemu PATH            the emulator asked (default qemu-x86_64)\n"
     "      --argv0 NAME           the program's argv[0] (default: base name)\n"
     "      --aslr                 leave address randomisation on\n"
     "      --no-vdso              hide the vDSO from the program\n"
@@ -108,6 +114,14 @@ static void report_text(FILE *f, const struct dbtp_native_result *res,
 	if (res->rep_folded)
 		fprintf(f, " (-%s rep iterations)",
 			fmt_u64(res->rep_folded, n2));
+	if (res->rep_extra)
+		fprintf(f, " (+%s rep re-executions as QEMU)",
+			fmt_u64(res->rep_extra, n2));
+	if (res->emulated)
+		fprintf(f,
+			" (+%" PRIu64
+			" CPUID/XGETBV answered from the CPU view)",
+			res->emulated);
 	fputc('\n', f);
 	fprintf(f, "rep counting  once per %s\n",
 		rep_once ? "instruction" : "iteration");
@@ -151,6 +165,8 @@ static void report_json(FILE *f, const struct dbtp_native_result *res,
 	json_u64(&j, "steps", res->steps);
 	json_u64(&j, "exit_syscalls", res->exit_insns);
 	json_u64(&j, "rep_iterations_folded", res->rep_folded);
+	json_u64(&j, "cpuid_emulated", res->emulated);
+	json_u64(&j, "rep_extra", res->rep_extra);
 	json_str(&j, "rep_counting", rep_once ? "instruction" : "iteration");
 	json_u64(&j, "signals", res->signals);
 	if (WIFEXITED(res->status)) {
@@ -203,7 +219,9 @@ int cmd_native_count(int argc, char **argv)
 		O_ARGV0,
 		O_ASLR,
 		O_NO_VDSO,
-		O_MATCH
+		O_MATCH,
+		O_CPU,
+		O_QEMU
 	};
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, O_JSON},
@@ -217,6 +235,8 @@ int cmd_native_count(int argc, char **argv)
 	    {"aslr", no_argument, NULL, O_ASLR},
 	    {"no-vdso", no_argument, NULL, O_NO_VDSO},
 	    {"match-qemu", no_argument, NULL, O_MATCH},
+	    {"cpu", required_argument, NULL, O_CPU},
+	    {"qemu", required_argument, NULL, O_QEMU},
 	    {"env", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -232,6 +252,8 @@ int cmd_native_count(int argc, char **argv)
 	FILE *bbf = NULL, *mapf = NULL, *rf = stderr;
 	uint64_t interval = 0;
 	int c, json = 0, ret;
+	const char *cpu = NULL, *qemu = NULL;
+	struct dbtp_cpu_view *view = NULL;
 
 	opterr = 0;
 	optind = 1;
@@ -271,8 +293,18 @@ int cmd_native_count(int argc, char **argv)
 		case O_NO_VDSO:
 			o.no_vdso = 1;
 			break;
+		case O_CPU:
+			cpu = optarg;
+			break;
+		case O_QEMU:
+			qemu = optarg;
+			break;
 		case O_MATCH:
 			o.no_vdso = 1;
+			o.rep_qemu = 1;
+			o.qemu_mmap = 1;
+			if (!cpu)
+				cpu = "max";
 			optarg = DBTP_MATCH_TUNABLES;
 			/* fall through */
 		case 'e':
@@ -312,6 +344,25 @@ int cmd_native_count(int argc, char **argv)
 		return usage_error("native-count",
 				   "-o FILE writes basic block vectors: give "
 				   "--interval N too");
+
+	if (qemu && !cpu)
+		return usage_error("native-count",
+				   "--qemu needs --cpu or --match-qemu");
+
+	/* QEMU's view of the CPU, shown to the program. */
+	if (cpu) {
+		view = malloc(sizeof(*view));
+		if (!view) {
+			error("out of memory");
+			return EXIT_TOOL;
+		}
+		if (cpu_view_of(qemu, cpu, view, &err)) {
+			error("%s", err.msg);
+			free(view);
+			return EXIT_TOOL;
+		}
+		o.cpu_view = view;
+	}
 
 	/* Create the outputs first: a bad path fails before anything runs. */
 	if (report) {
@@ -391,6 +442,7 @@ int cmd_native_count(int argc, char **argv)
 	}
 	dbtp_native_result_free(&res);
 	dbtp_native_bbv_free(bbv);
+	free(view);
 	return ret;
 
 fail_files:
@@ -409,5 +461,6 @@ fail_files:
 	if (rf != stderr)
 		fclose(rf);
 	dbtp_native_bbv_free(bbv);
+	free(view);
 	return EXIT_TOOL;
 }

@@ -26,6 +26,7 @@ int cmd_regions(int argc, char **argv);
 int cmd_cycles(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_gentest(int argc, char **argv);
+int cmd_cpu_view(int argc, char **argv);
 
 /** error() - print "dbtprof: MSG" on stderr. */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -108,6 +109,12 @@ int write_file(const char *path, const void *p, size_t len);
 
 /** The plugin next to the dbtprof executable, or $DBTPROF_PLUGIN. */
 const char *plugin_path(void);
+
+/* cpu_view_of() - QEMU's CPU view for -cpu @cpu, by running dbtprof
+ * cpu-view under it (cmd-cpu-view.c). */
+struct dbtp_cpu_view;
+int cpu_view_of(const char *qemu, const char *cpu, struct dbtp_cpu_view *v,
+		dbtp_err *err);
 
 /* Minimal JSON writer. */
 struct json {

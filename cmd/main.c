@@ -30,6 +30,8 @@ static const struct command {
      "differential throughput of two versions: cycles(B)/cycles(A)"},
     {"native-count", cmd_native_count,
      "count a program's instructions natively (ptrace), a reference"},
+    {"cpu-view", cmd_cpu_view,
+     "the CPU a program sees (CPUID, XCR0, auxv), natively or under QEMU"},
     {"compare", cmd_compare, "where two recordings of a program part, and why"},
     {"regions", cmd_regions,
      "simulate DBT region formation (NET, MRET2, LEI, TT, NETPlus, LEF)"},

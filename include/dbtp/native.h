@@ -44,6 +44,8 @@
 
 #include "dbtp/common.h"
 
+struct dbtp_cpu_view;
+
 /**
  * struct dbtp_native_insn - one counted instruction.
  * @pc: its address.
@@ -75,6 +77,26 @@ struct dbtp_native_insn {
  *            becomes AT_IGNORE), as QEMU 7.2 user mode offers none.
  * @decode: decode instruction lengths even without @on_block (gives
  *            dbtp_native_insn.len to @on_insn).
+ * @cpu_view: show the program this CPU view (dbtp/cpuview.h) instead of the
+ *            host's: each CPUID it executes, and each XGETBV with ECX = 0,
+ *            is not run but answered from the view (RIP moved past it; it
+ *            counts as one instruction, dbtp_native_result.emulated); its
+ *            auxiliary vector is rewritten to the view's entry types in
+ *            the view's order (values the host's, AT_HWCAP/AT_HWCAP2 the
+ *            view's; types the host does not give are left out), which
+ *            also hides the vDSO when the view has no AT_SYSINFO_EHDR.
+ * @rep_qemu: count rep string instructions as QEMU 7.2 executes them: one
+ *            more for an instruction that ran at least one iteration and
+ *            ended with its count register at 0 (not for a repe/repne
+ *            compare its condition stopped), dbtp_native_result.rep_extra
+ *            (ignored with @rep_per_instruction).
+ * @qemu_mmap: mappings the kernel is to place (mmap without an address
+ *            or MAP_FIXED: libraries, the loader's cache and memory,
+ *            malloc's) get hints upward from the top of the address space
+ *            in use at exec (the dynamic loader), in the order asked, as
+ *            QEMU 7.2 places them above the program and the loader: loaded
+ *            objects sort by address in the same order, and a mapping
+ *            follows the previous one where QEMU's does.
  * @on_start: called once the program has been exec'ed and stopped, with its
  *            pid (for forwarding signals).
  * @on_insn: called for every counted instruction (in each thread's order).
@@ -99,6 +121,9 @@ struct dbtp_native_opts {
 	int rep_per_instruction;
 	int no_vdso;
 	int decode;
+	const struct dbtp_cpu_view *cpu_view;
+	int rep_qemu;
+	int qemu_mmap;
 	void (*on_start)(void *ctx, pid_t pid);
 	int (*on_insn)(void *ctx, const struct dbtp_native_insn *in,
 		       dbtp_err *err);
@@ -134,6 +159,9 @@ struct dbtp_native_thread {
  * @exit_insns: exit syscall instructions counted without a step stop.
  * @exec_insns: execve syscall instructions counted at the exec stop.
  * @rep_folded: rep iterations not counted (@rep_per_instruction).
+ * @rep_extra: executions added by @rep_qemu (counted in @insns).
+ * @emulated: CPUID/XGETBV instructions answered from the CPU view (counted
+ *            in @insns, not in @steps).
  * @signals: signals delivered to the program.
  * @seconds: wall time from start to the process's end.
  * @threads: per thread, @nthreads of them.
@@ -143,6 +171,7 @@ struct dbtp_native_result {
 	char *maps; /* /proc/PID/maps as the first thread ended, or NULL */
 	int status;
 	uint64_t insns, steps, exit_insns, exec_insns, rep_folded, signals;
+	uint64_t emulated, rep_extra;
 	double seconds;
 	struct dbtp_native_thread *threads;
 	uint32_t nthreads;

@@ -39,6 +39,7 @@ const char *dbtp_mode_name(int mode);
  */
 struct dbtp_block {
 	uint32_t id, ninsns, nbytes, file;
+	uint32_t phantom; /* 1: QEMU listed one more, dropped (reader.c) */
 	uint64_t vaddr, offset;
 	const uint8_t *sizes, *bytes;
 };

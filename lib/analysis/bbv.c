@@ -23,7 +23,10 @@ struct bthread {
 	uint64_t *execs; /* current interval, by TB id */
 	uint32_t *touched;
 	size_t ntouched, cap;
-	uint64_t insns, end; /* instructions so far; end of this interval */
+	/* instructions so far, as QEMU counts them (a phantom page-crossing
+	 * instruction included: the plugin cuts live intervals by that
+	 * count, and both paths must cut alike); end of this interval */
+	uint64_t insns, end;
 	const struct dbtp_block *prev;
 	/* closed intervals: entries [ivl[i], ivl[i+1]) of tb/cnt */
 	uint32_t *tb;
@@ -180,7 +183,7 @@ int dbtp_bbvgen_block(dbtp_bbvgen *g, uint32_t num, const struct dbtp_block *b,
 	}
 	if (!t->execs[b->id]++)
 		t->touched[t->ntouched++] = b->id;
-	t->insns += ninsns;
+	t->insns += ninsns + b->phantom;
 	if (dbtp_interval_cut(&t->end, t->insns, g->o.interval) &&
 	    close_interval(t, err))
 		return -1;
@@ -196,7 +199,8 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 	if (!t)
 		return -1;
 	for (uint32_t i = 0; i < n; i++)
-		t->insns += execs[i] * dbtp_trace_block(tr, ids[i])->ninsns;
+		t->insns += execs[i] * (dbtp_trace_block(tr, ids[i])->ninsns +
+					dbtp_trace_block(tr, ids[i])->phantom);
 	/* An empty last record only marks the thread's end (its final block
 	 * closed an interval): no interval, as in the block-stream path. */
 	if (!n || (last && g->o.drop_partial))

@@ -20,6 +20,7 @@
 
 #include "dbtp/bbv.h"
 #include "dbtp/bbvfile.h"
+#include "dbtp/cpuview.h"
 #include "dbtp/disasm.h"
 #include "dbtp/elf.h"
 #include "dbtp/native.h"
@@ -90,6 +91,11 @@ struct nthread {
 	int alive;
 	int exec_pending; /* the next step trap completes an execve */
 	uint64_t pc;	  /* RIP at its last stop (when want_pc) */
+	int pc_fresh;	  /* @pc was read at this stop */
+	uint64_t rep_at;  /* rep string instruction under way (rep_qemu) */
+	uint64_t rep_n;	  /* its count register before its first iteration */
+	uint8_t rep_kind;
+	uint64_t mmap_want, mmap_len; /* an mmap placed (qemu_mmap) */
 	/* the dynamic block being built */
 	int bopen;
 	uint64_t bentry, bn, expect;
@@ -111,8 +117,12 @@ struct run {
 	int want_pc, want_len;
 	dbtp_disasm *dis;
 	struct lencache lc;
+	struct lencache emu; /* by address: 0 other, 1 cpuid, 2 xgetbv,
+			      * 3 syscall, REP_STRING | REP_* a rep string
+			      * instruction */
 	uint64_t rep_pc;
 	int rep_known, rep_is;
+	uint64_t mmap_next; /* qemu_mmap: where the next mapping goes */
 	pid_t pid;
 	dbtp_err *err;
 };
@@ -333,8 +343,195 @@ static int count(struct run *r, struct nthread *t, uint64_t pc, uint64_t next,
 	return 0;
 }
 
+enum {
+	REP_STRING = 0x10,
+	REP_COMPARE = 0x20, /* cmps, scas: the condition can end it */
+	REP_NE = 0x40,	    /* repne (else repe/rep) */
+	REP_ADDR32 = 0x80,  /* 0x67: the count is ECX */
+};
+
+/* REP_* flags of a rep string instruction in @p, 0 for anything else. */
+static uint8_t rep_flags(const uint8_t *p, size_t n)
+{
+	uint8_t f = REP_STRING;
+	size_t i = 0;
+
+	if (!dbtp_x86_is_rep_string(p, n))
+		return 0;
+	for (; i < n && (p[i] & 0xf0) != 0x40 && p[i] != 0x0f; i++) {
+		if (p[i] == 0xf2)
+			f |= REP_NE;
+		else if (p[i] == 0xf3)
+			f &= (uint8_t)~REP_NE;
+		else if (p[i] == 0x67)
+			f |= REP_ADDR32;
+		else if ((p[i] >= 0xa4 && p[i] <= 0xaf) ||
+			 (p[i] >= 0x6c && p[i] <= 0x6f))
+			break;
+	}
+	if (i < n && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i < n &&
+	    (p[i] == 0xa6 || p[i] == 0xa7 || p[i] == 0xae || p[i] == 0xaf))
+		f |= REP_COMPARE;
+	return f;
+}
+
+/* CPUID, XGETBV, SYSCALL or a rep string instruction at @pc?  (cached by
+ * address) */
+static int emu_kind(struct run *r, pid_t tid, uint64_t pc, uint8_t *kind)
+{
+	uint8_t code[16];
+	size_t n;
+
+	if (lc_get(&r->emu, pc, kind))
+		return 0;
+	n = peek_code(tid, pc, code);
+	*kind = 0;
+	if (n >= 2 && code[0] == 0x0f && code[1] == 0xa2)
+		*kind = 1;
+	else if (n >= 3 && code[0] == 0x0f && code[1] == 0x01 &&
+		 code[2] == 0xd0)
+		*kind = 2;
+	else if (n >= 2 && code[0] == 0x0f && code[1] == 0x05)
+		*kind = 3;
+	else
+		*kind = rep_flags(code, n);
+	if (lc_put(&r->emu, pc, *kind))
+		return nomem(r->err);
+	return 0;
+}
+
+/*
+ * qemu_mmap: @t is at a syscall instruction.  A mapping the kernel is to
+ * place (mmap without an address or MAP_FIXED) gets the next address above
+ * the previous ones as a hint, so mappings lie upward in the order they
+ * were asked for, above the dynamic loader, as QEMU 7.2 places them (the
+ * loader's own allocator extends its region when the next mapping follows
+ * it, and sorts the loaded objects by address).
+ * Return: 0, 1 the thread is gone, -1 error.
+ */
+static int place_mmap(struct run *r, struct nthread *t)
+{
+	struct user_regs_struct regs;
+
+	if (!r->o->qemu_mmap || !r->mmap_next)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+		return errno == ESRCH
+			   ? 1
+			   : dbtp_err_set(r->err, errno, "ptrace(GETREGS): %s",
+					  strerror(errno));
+	if (regs.rax != 9 || regs.rdi ||
+	    (regs.r10 & (0x10 | 0x100000)) /* MAP_FIXED(_NOREPLACE) */ ||
+	    !regs.rsi)
+		return 0;
+	regs.rdi = r->mmap_next;
+	if (ptrace(PTRACE_SETREGS, t->tid, NULL, &regs))
+		return errno == ESRCH
+			   ? 1
+			   : dbtp_err_set(r->err, errno, "ptrace(SETREGS): %s",
+					  strerror(errno));
+	t->mmap_want = r->mmap_next;
+	t->mmap_len = (regs.rsi + 4095) & ~4095ull;
+	return 0;
+}
+
+/*
+ * Answer the CPUID and XGETBV instructions @t is about to execute from the
+ * CPU view, as long as it is at one.  Return: 0 go on stepping, 1 the
+ * thread is gone, -1 error.
+ */
+static int emulate(struct run *r, struct nthread *t)
+{
+	const struct dbtp_cpu_view *v = r->o->cpu_view;
+
+	for (;;) {
+		struct user_regs_struct regs;
+		uint64_t pc = t->pc;
+		uint32_t q[4];
+		uint8_t kind, len;
+		int rc;
+
+		if (!t->pc_fresh && (rc = get_pc(r, t->tid, &pc)))
+			return rc;
+		t->pc = pc;
+		t->pc_fresh = 0;
+		if (emu_kind(r, t->tid, pc, &kind))
+			return -1;
+		if (kind & REP_STRING) {
+			long c;
+
+			if (!r->o->rep_qemu || t->rep_at == pc)
+				return 0;
+			errno = 0;
+			c = ptrace(
+			    PTRACE_PEEKUSER, t->tid,
+			    (void *)offsetof(struct user_regs_struct, rcx),
+			    NULL);
+			if (c == -1 && errno)
+				return errno == ESRCH
+					   ? 1
+					   : dbtp_err_set(r->err, errno,
+							  "ptrace(PEEKUSER): "
+							  "%s",
+							  strerror(errno));
+			t->rep_at = pc;
+			t->rep_kind = kind;
+			t->rep_n =
+			    kind & REP_ADDR32 ? (uint32_t)c : (uint64_t)c;
+			return 0;
+		}
+		if (kind == 3)
+			return place_mmap(r, t);
+		if (!kind || !v)
+			return 0;
+		if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+			return errno == ESRCH
+				   ? 1
+				   : dbtp_err_set(r->err, errno,
+						  "ptrace(GETREGS): %s",
+						  strerror(errno));
+		if (kind == 1) {
+			dbtp_cpu_view_cpuid(v, (uint32_t)regs.rax,
+					    (uint32_t)regs.rcx, q);
+			regs.rax = q[0];
+			regs.rbx = q[1];
+			regs.rcx = q[2];
+			regs.rdx = q[3];
+			len = 2;
+		} else {
+			if ((uint32_t)regs.rcx || !v->has_xcr0)
+				return 0; /* XINUSE etc.: the host's */
+			regs.rax = (uint32_t)v->xcr0;
+			regs.rdx = v->xcr0 >> 32;
+			len = 3;
+		}
+		regs.rip = pc + len;
+		if (ptrace(PTRACE_SETREGS, t->tid, NULL, &regs))
+			return errno == ESRCH
+				   ? 1
+				   : dbtp_err_set(r->err, errno,
+						  "ptrace(SETREGS): %s",
+						  strerror(errno));
+		r->res->emulated++;
+		if (count(r, t, pc, pc + len, len, 0))
+			return -1;
+		t->pc = pc + len;
+		t->pc_fresh = 1;
+	}
+}
+
 static int resume(struct run *r, struct nthread *t, int sig)
 {
+	if ((r->o->cpu_view || r->o->rep_qemu || r->o->qemu_mmap) && !sig &&
+	    !t->exec_pending) {
+		int rc = emulate(r, t);
+
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
+	t->pc_fresh = 0;
 	if (ptrace(PTRACE_SINGLESTEP, t->tid, NULL, (void *)(long)sig) &&
 	    errno != ESRCH)
 		return dbtp_err_set(r->err, errno, "ptrace(SINGLESTEP): %s",
@@ -364,6 +561,18 @@ static int stepped(struct run *r, struct nthread *t, int deliver)
 	if (rc)
 		return rc > 0 ? 0 : -1;
 	t->pc = next;
+	t->pc_fresh = 1;
+	if (t->mmap_want) {
+		long ret;
+
+		errno = 0;
+		ret = ptrace(PTRACE_PEEKUSER, t->tid,
+			     (void *)offsetof(struct user_regs_struct, rax),
+			     NULL);
+		if (!errno && (uint64_t)ret == t->mmap_want)
+			r->mmap_next = t->mmap_want + t->mmap_len;
+		t->mmap_want = 0;
+	}
 	if (t->exec_pending) {
 		/* The execve's syscall instruction, in the old image. */
 		t->exec_pending = 0;
@@ -377,6 +586,34 @@ static int stepped(struct run *r, struct nthread *t, int deliver)
 			return resume(r, t, deliver);
 		}
 		in_place = 1;
+	}
+	if (t->rep_at == pc && next != pc) {
+		/* The rep instruction ends: QEMU 7.2 executes it once more
+		 * (finding the count 0) if it ran at least one iteration and
+		 * did not stop on a compare's condition. */
+		int extra = t->rep_n != 0;
+
+		t->rep_at = 0;
+		if (extra && (t->rep_kind & REP_COMPARE)) {
+			struct user_regs_struct regs;
+			int zf;
+
+			if (ptrace(PTRACE_GETREGS, t->tid, NULL, &regs))
+				return errno == ESRCH
+					   ? 0
+					   : dbtp_err_set(r->err, errno,
+							  "ptrace(GETREGS): %s",
+							  strerror(errno));
+			zf = !!(regs.eflags & 0x40);
+			extra = (t->rep_kind & REP_ADDR32 ? (uint32_t)regs.rcx
+							  : regs.rcx) == 0 &&
+				zf == !(t->rep_kind & REP_NE);
+		}
+		if (extra) {
+			res->rep_extra++;
+			if (count(r, t, pc, pc, 0, 1))
+				return -1;
+		}
 	}
 	if (count(r, t, pc, next, 0, in_place))
 		return -1;
@@ -442,6 +679,29 @@ static char *read_maps(pid_t pid)
 	return (char *)b.p;
 }
 
+/* The end of the highest mapping below the stack (at the exec stop: the
+ * dynamic loader's, or the vDSO's), 0 if unknown. */
+static uint64_t top_mapping(pid_t pid)
+{
+	char *maps = read_maps(pid);
+	uint64_t top = 0;
+
+	for (char *l = maps; l && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long lo, hi;
+
+		if (nl)
+			*nl = 0;
+		if (sscanf(l, "%llx-%llx", &lo, &hi) == 2 &&
+		    !strstr(l, "[stack]") && !strstr(l, "[vsyscall]") &&
+		    hi > top)
+			top = hi;
+		l = nl ? nl + 1 : NULL;
+	}
+	free(maps);
+	return top;
+}
+
 static int on_event(struct run *r, struct nthread *t, int ev)
 {
 	unsigned long msg = 0;
@@ -472,6 +732,7 @@ static int on_event(struct run *r, struct nthread *t, int ev)
 		/* The old image is gone; the step trap that follows completes
 		 * the execve instruction. */
 		lc_clear(&r->lc);
+		lc_clear(&r->emu);
 		r->rep_known = 0;
 		t->exec_pending = 1;
 		return resume(r, t, 0);
@@ -624,16 +885,133 @@ static double now(void)
 }
 
 /*
- * Turn the AT_SYSINFO_EHDR entry of the stopped program's auxiliary vector
- * into AT_IGNORE, so its dynamic loader sets up no vDSO, as under QEMU
- * user mode (7.2 maps none).  The initial stack is argc, argv[], NULL,
- * envp[], NULL, then (type, value) pairs up to AT_NULL.
+ * Rewrite the stopped program's auxiliary vector: with a CPU view @v, to
+ * the view's entry types in its order (host values, AT_HWCAP/AT_HWCAP2 from
+ * the view, types the host lacks left out, AT_NULL-filled to the old
+ * length); else, with @no_vdso, turn AT_SYSINFO_EHDR into AT_IGNORE, so
+ * the dynamic loader sets up no vDSO, as under QEMU user mode (7.2 maps
+ * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
+ * (type, value) pairs up to AT_NULL.
  */
-static int hide_vdso(pid_t pid, dbtp_err *err)
+/* Read @len bytes of the program's memory at @from (any alignment). */
+static int peek_bytes(pid_t pid, uint64_t from, uint8_t *dst, size_t len)
+{
+	for (uint64_t a = from & ~7ull; a < from + len; a += 8) {
+		uint8_t w[8];
+		long x;
+
+		errno = 0;
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		memcpy(w, &x, 8);
+		for (int i = 0; i < 8; i++)
+			if (a + i >= from && a + i < from + len)
+				dst[a + i - from] = w[i];
+	}
+	return 0;
+}
+
+/* Copy @len bytes from @src into the program's memory at @to (any
+ * alignment; the bytes around are kept). */
+static int poke_bytes(pid_t pid, uint64_t to, const uint8_t *src, size_t len)
+{
+	for (uint64_t a = to & ~7ull; a < to + len; a += 8) {
+		uint8_t w[8];
+		long x;
+
+		errno = 0;
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		memcpy(w, &x, 8);
+		for (int i = 0; i < 8; i++)
+			if (a + i >= to && a + i < to + len)
+				w[i] = src[a + i - to];
+		memcpy(&x, w, 8);
+		if (ptrace(PTRACE_POKEDATA, pid, (void *)a, (void *)x))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Lay out the initial stack below the strings as QEMU 7.2 user mode does
+ * (the kernel's layout differs in the details): the AT_PLATFORM string
+ * right below argv[0]'s string, its length rounded up to 8; the 16
+ * AT_RANDOM bytes below that, at a multiple of 16; then argc, argv[],
+ * envp[] and the @m auxiliary entries of @neu ending at the random bytes,
+ * padded so that argc is 16-aligned, and the stack pointer at argc.
+ * String functions run on the platform string, and code using stack
+ * addresses, then take the same paths.  @regs: the registers at the exec
+ * stop (rsp is changed); @at: where the host's auxiliary vector starts.
+ */
+static int qemu_stack(pid_t pid, struct user_regs_struct *regs, uint64_t at,
+		      uint64_t *neu, size_t m)
+{
+	size_t nw = (size_t)(at - regs->rsp) / 8, total = nw + 2 * m + 2;
+	uint64_t *w = malloc(total * sizeof(*w)), top, size;
+	uint8_t str[16] = {0}, rnd[16];
+	size_t len = 0;
+	int plat = -1, ran = -1;
+
+	if (!w) {
+		errno = ENOMEM;
+		return -1;
+	}
+	errno = 0;
+	for (size_t i = 0; i < nw && !errno; i++)
+		w[i] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
+					(void *)(regs->rsp + 8 * i), NULL);
+	for (size_t i = 0; i < m; i++) {
+		if (neu[2 * i] == 15)
+			plat = (int)i;
+		if (neu[2 * i] == 25)
+			ran = (int)i;
+	}
+	if (errno || nw < 2 || !w[1] ||
+	    (plat >= 0 && peek_bytes(pid, neu[2 * plat + 1], str, 15)) ||
+	    (ran >= 0 && peek_bytes(pid, neu[2 * ran + 1], rnd, 16)))
+		goto fail;
+	top = w[1]; /* argv[0]'s string: the lowest string */
+	if (plat >= 0) {
+		len = strnlen((char *)str, 15) + 1;
+		top -= (len + 7) & ~7ull;
+		if (poke_bytes(pid, top, str, len))
+			goto fail;
+		neu[2 * plat + 1] = top;
+	}
+	top &= ~15ull;
+	if (ran >= 0) {
+		top -= 16;
+		if (poke_bytes(pid, top, rnd, 16))
+			goto fail;
+		neu[2 * ran + 1] = top;
+	}
+	memcpy(w + nw, neu, 2 * m * sizeof(*w));
+	w[nw + 2 * m] = w[nw + 2 * m + 1] = 0;
+	size = 8 * total;
+	regs->rsp = top - size - (size & 15 ? 16 - (size & 15) : 0);
+	for (size_t i = 0; i < total; i++)
+		if (ptrace(PTRACE_POKEDATA, pid, (void *)(regs->rsp + 8 * i),
+			   (void *)w[i]))
+			goto fail;
+	free(w);
+	return ptrace(PTRACE_SETREGS, pid, NULL, regs) ? -1 : 0;
+fail:
+	free(w);
+	if (!errno)
+		errno = EFAULT;
+	return -1;
+}
+
+static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
+		    dbtp_err *err)
 {
 	struct user_regs_struct regs;
-	uint64_t sp, argc, nul = 0;
-	long v;
+	uint64_t sp, argc, nul = 0, at, old[2 * 128], neu[2 * 128];
+	size_t n = 0, m = 0;
+	long x;
 
 	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
 		return dbtp_err_set(err, errno, "ptrace(GETREGS): %s",
@@ -643,25 +1021,55 @@ static int hide_vdso(pid_t pid, dbtp_err *err)
 	argc = (uint64_t)ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
 	sp += 8 * (argc + 2); /* argc, argv[], NULL */
 	for (int i = 0; i < 1 << 20 && !errno; i++, sp += 8) {
-		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
-		if (!errno && v == 0 && nul++ == 0)
+		x = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
+		if (!errno && x == 0 && nul++ == 0)
 			break; /* end of envp */
 	}
-	for (int i = 0; i < 256 && !errno; i++) {
-		sp += 8;
-		v = ptrace(PTRACE_PEEKDATA, pid, (void *)sp, NULL);
-		if (errno || v == 0 /* AT_NULL */)
+	at = sp + 8;
+	while (!errno && n < 127) {
+		old[2 * n] = (uint64_t)ptrace(PTRACE_PEEKDATA, pid,
+					      (void *)(at + 16 * n), NULL);
+		old[2 * n + 1] = (uint64_t)ptrace(
+		    PTRACE_PEEKDATA, pid, (void *)(at + 16 * n + 8), NULL);
+		if (!old[2 * n])
 			break;
-		if (v == 33 /* AT_SYSINFO_EHDR */ &&
-		    ptrace(PTRACE_POKEDATA, pid, (void *)sp,
-			   (void *)1 /* AT_IGNORE */))
-			break;
-		sp += 8;
+		n++;
 	}
 	if (errno)
 		return dbtp_err_set(err, errno,
 				    "reading the auxiliary vector: %s",
 				    strerror(errno));
+	for (size_t k = 0; !v && k < n; k++, m++) {
+		neu[2 * m] = old[2 * k] == 33 && no_vdso ? 1 : old[2 * k];
+		neu[2 * m + 1] = old[2 * k + 1];
+	}
+	for (size_t i = 0; v && i < v->nauxv; i++)
+		for (size_t k = 0; k < n; k++) {
+			uint64_t t = old[2 * k];
+
+			if (t != v->auxv_type[i])
+				continue;
+			neu[2 * m] = t;
+			neu[2 * m + 1] = t == 16   ? v->hwcap
+					 : t == 26 ? v->hwcap2
+						   : old[2 * k + 1];
+			m++;
+			break;
+		}
+	if (v) {
+		if (qemu_stack(pid, &regs, at, neu, m))
+			return dbtp_err_set(err, errno,
+					    "rewriting the initial stack: %s",
+					    strerror(errno));
+		return 0;
+	}
+	for (size_t i = 0; i < 2 * n; i++)
+		if (neu[i] != old[i] &&
+		    ptrace(PTRACE_POKEDATA, pid, (void *)(at + 8 * i),
+			   (void *)neu[i]))
+			return dbtp_err_set(err, errno,
+					    "writing the auxiliary vector: %s",
+					    strerror(errno));
 	return 0;
 }
 
@@ -685,7 +1093,8 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	r.o = o;
 	r.res = res;
 	r.err = err;
-	r.want_pc = o->on_insn || o->on_block || o->rep_per_instruction;
+	r.want_pc = o->on_insn || o->on_block || o->rep_per_instruction ||
+		    o->cpu_view || o->rep_qemu || o->qemu_mmap;
 	r.want_len = o->on_block || o->decode;
 	if (!argv || !argv[0])
 		return dbtp_err_set(err, EINVAL, "no program given");
@@ -781,10 +1190,13 @@ int dbtp_native_run(struct dbtp_native_result *res,
 		kill_all(&r);
 		goto out;
 	}
-	if (o->no_vdso && hide_vdso(r.pid, err)) {
+	if ((o->no_vdso || o->cpu_view) &&
+	    fix_auxv(r.pid, o->cpu_view, o->no_vdso, err)) {
 		kill_all(&r);
 		goto out;
 	}
+	if (o->qemu_mmap)
+		r.mmap_next = top_mapping(r.pid);
 	if (o->on_start)
 		o->on_start(o->ctx, r.pid);
 	if (!add_thread(&r, r.pid, 0) ||
@@ -801,6 +1213,8 @@ out:
 	free(r.th);
 	free(r.lc.k);
 	free(r.lc.v);
+	free(r.emu.k);
+	free(r.emu.v);
 	dbtp_disasm_close(r.dis);
 	if (rc)
 		dbtp_native_result_free(res);

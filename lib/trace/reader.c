@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "dbtp/disasm.h"
 #include "trace/format.h"
 
 #define MAX_THREADS (1u << 20)
@@ -34,6 +35,7 @@ struct tstate {
 	struct dbtp_thread pub;
 	const struct dbtp_block *cur; /* last block executed */
 	uint64_t next_seq;
+	uint64_t phantoms; /* instructions the plugin counted that never ran */
 	int seen;
 };
 
@@ -54,6 +56,7 @@ struct dbtp_trace {
 	uint32_t nkv;
 	/* tables */
 	struct dbtp_block **pages; /* stable: pointers stay valid */
+	dbtp_disasm *dis;	   /* for phantom_insn(), opened when needed */
 	uint32_t nblocks, npages;
 	struct dbtp_buf *block_mem; /* storage of sizes and bytes */
 	size_t nblock_mem;
@@ -356,6 +359,33 @@ static int rec_file(dbtp_trace *t, dbtp_err *err)
 	return 0;
 }
 
+/*
+ * QEMU 7.2 (x86-64) ends a translation block before an instruction that
+ * crosses into the next page, but its plugin interface still lists that
+ * instruction, with the bytes read before translation stopped, as the
+ * block's last: it is counted on every execution of the block though it
+ * runs in the next block.  Such a phantom is the last of several
+ * instructions, ends less than 16 bytes before a page boundary (or on
+ * it), and its bytes are not a whole instruction while the others are.
+ */
+static int phantom_insn(struct dbtp_trace *t, const struct dbtp_block *b)
+{
+	uint32_t last, off = 0;
+
+	if (t->info.arch != DBTP_ARCH_X86_64 || b->ninsns < 2 || !b->sizes ||
+	    !b->bytes || ((b->vaddr + b->nbytes - 1) & 4095) < 4096 - 16)
+		return 0;
+	if (!t->dis && dbtp_disasm_open(&t->dis, DBTP_ARCH_X86_64, NULL))
+		return 0;
+	for (uint32_t i = 0; i + 1 < b->ninsns; off += b->sizes[i++])
+		if (dbtp_disasm_one(t->dis, b->bytes + off, b->sizes[i],
+				    b->vaddr + off, NULL, 0) != b->sizes[i])
+			return 0;
+	last = b->sizes[b->ninsns - 1];
+	return dbtp_disasm_one(t->dis, b->bytes + b->nbytes - last, last,
+			       b->vaddr + b->nbytes - last, NULL, 0) != last;
+}
+
 static int rec_blocks(dbtp_trace *t, dbtp_err *err)
 {
 	struct dbtp_cursor c;
@@ -425,6 +455,11 @@ static int rec_blocks(dbtp_trace *t, dbtp_err *err)
 			return fail(t, err,
 				    "block refers to an undeclared file");
 		b->file = (uint32_t)n;
+		if (phantom_insn(t, b)) {
+			b->nbytes -= b->sizes[b->ninsns - 1];
+			b->ninsns--;
+			b->phantom = 1;
+		}
 		t->nblocks++;
 	}
 	if (!dbtp_cursor_done(&c))
@@ -574,6 +609,7 @@ static int emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
 	ts->cur = b;
 	ts->pub.blocks++;
 	ts->pub.insns += b->ninsns;
+	ts->phantoms += b->phantom;
 	t->cblocks++;
 	t->prev = id;
 	t->idx = 0;
@@ -700,7 +736,7 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 
 		if (c->bad || val > DBTP_EXIT_PROCESS)
 			return fail(t, err, "malformed EXIT op");
-		if (b != ts->pub.blocks || i != ts->pub.insns ||
+		if (b != ts->pub.blocks || i != ts->pub.insns + ts->phantoms ||
 		    m != ts->pub.mems)
 			return fail(t, err,
 				    "thread's exit totals disagree "
@@ -791,6 +827,7 @@ static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		t->ivl_ids[i] = (uint32_t)id;
 		ts->pub.blocks += t->ivl_execs[i];
 		ts->pub.insns += t->ivl_execs[i] * blk(t, (uint32_t)id)->ninsns;
+		ts->phantoms += t->ivl_execs[i] * blk(t, (uint32_t)id)->phantom;
 	}
 	if (!dbtp_cursor_done(&c))
 		return fail(t, err, "trailing bytes in INTERVALS record");
@@ -992,6 +1029,7 @@ void dbtp_trace_close(dbtp_trace *t)
 		return;
 	if (t->own_fd && t->fd >= 0)
 		close(t->fd);
+	dbtp_disasm_close(t->dis);
 	for (uint32_t i = 0; i < t->nkv; i++) {
 		free(t->keys[i]);
 		free(t->vals[i]);

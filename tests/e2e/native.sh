@@ -185,9 +185,59 @@ qem=$("$DBTPROF" record -q --match-native -o "$T/e.trace" -- "$E")
 eq "matched: same state" "$nat" "$qem"
 contains "matched: no vDSO" "vdso=no" "$nat"
 contains "matched: tunables" "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F," "$nat"
+contains "matched: no rseq" ":glibc.pthread.rseq=0" "$nat"
 eq "match-native: cpu max" max "$(js "$T/e.trace" .cpu)"
 "$DBTPROF" record -q --match-native --cpu qemu64 -o "$T/e.trace" -- "$E" >/dev/null
 eq "--cpu after --match-native wins" qemu64 "$(js "$T/e.trace" .cpu)"
+
+# QEMU's CPU view: `cpu-view --cpu max` runs dbtprof under qemu-x86_64 -cpu
+# max (QEMU 7.2: basic leaves up to 0xd, AuthenticAMD; XCR0 x87, SSE, AVX,
+# MPX, PKRU; 17 auxiliary entries, no AT_SYSINFO_EHDR/AT_HWCAP2).
+V=$("$DBTPROF" cpu-view --cpu max)
+contains "cpu-view max: leaf 0" "cpuid 0 0 0000000d 68747541 444d4163 69746e65" "$V"
+contains "cpu-view max: xcr0" "xcr0 21f" "$V"
+eq "cpu-view max: auxv types" "3 4 5 6 7 8 9 11 12 13 14 16 17 25 23 31 15" \
+	"$(echo "$V" | awk '$1 == "auxv" { printf "%s%s", s, $2; s = " " }')"
+contains "cpu-view native" "cpuid 0 0 " "$("$DBTPROF" cpu-view)"
+eq "cpu-view: --qemu without --cpu" 2 "$(status "$DBTPROF" cpu-view --qemu qemu-x86_64)"
+eq "cpu-view: missing QEMU" 1 "$(status "$DBTPROF" cpu-view --cpu max --qemu /no/such/qemu)"
+eq "native-count: bad CPU model" 125 "$(status nc --cpu no-such-cpu -- "$X/loop")"
+# A program shown QEMU's view sees what it sees under QEMU: CPUID (leaf 0
+# is QEMU's, not the host's), XGETBV, the auxiliary vector and the initial
+# stack layout (argv[], argv[0], AT_PLATFORM and AT_RANDOM addresses).
+C=$G/c/cpuview
+nat=$(nc --match-qemu --json --report "$T/cv.json" -- "$C")
+qem=$("$DBTPROF" record -q -m count --match-native -o "$T/cv.trace" -- "$C")
+eq "cpu view: same output" "$qem" "$nat"
+contains "cpu view: QEMU's leaf 0" "cpuid 0.0 0000000d 68747541" "$nat"
+contains "cpu view: QEMU's XCR0" "xcr0 21f" "$nat"
+contains "cpu view: QEMU's order of mappings" "program < loader < libc: 1" "$nat"
+contains "native default: the kernel's order" "program < loader < libc: 0" \
+	"$(nc --report /dev/null -- "$C")"
+# ... and executes exactly as many instructions (Δ = 0): glibc's start-up
+# (init_cpu_features, cache info, tunables, the loader's auxv loop, strcmp
+# on the platform string, _dl_find_object_init's sort) takes the same paths.
+eq "cpu view: native = QEMU instructions" "$(js "$T/cv.trace" .instructions)" \
+	"$(jq -r .instructions "$T/cv.json")"
+eq "cpu view: guest's CPUID and XGETBV answered" true \
+	"$(jq -r '.cpuid_emulated >= 5' "$T/cv.json")"
+# QEMU 7.2 executes a rep instruction once more when its count runs out:
+# --match-qemu counts that too (rep guest: 118 natively, 120 as QEMU).
+nc --match-qemu --json --report "$T/rep.json" -- "$X/rep"
+eq "match-qemu rep: as QEMU" 120 "$(jq -r .instructions "$T/rep.json")"
+eq "match-qemu rep: re-executions" 2 "$(jq -r .rep_extra "$T/rep.json")"
+rec "$T/rep.trace" "$X/rep" >/dev/null
+eq "rep: record" 120 "$(js "$T/rep.trace" .instructions)"
+# An instruction straddling a page boundary runs once per iteration: the
+# reader drops the copy QEMU 7.2's plugin API lists in the block before it.
+eq "pagecross: record" 0 "$(rec "$T/pc.trace" "$X/pagecross")"
+eq "pagecross: QEMU instructions" 4005 "$(js "$T/pc.trace" .instructions)"
+nc --json --report "$T/pc.json" -- "$X/pagecross"
+eq "pagecross: native instructions" 4005 "$(jq -r .instructions "$T/pc.json")"
+"$DBTPROF" record -q -m count -o "$T/pcc.trace" -- "$X/pagecross"
+eq "pagecross: count mode" 4005 "$(js "$T/pcc.trace" .instructions)"
+"$DBTPROF" record -q -m bbv --interval 1000 -o "$T/pcb.trace" -- "$X/pagecross"
+eq "pagecross: bbv mode" 4005 "$(js "$T/pcb.trace" .instructions)"
 contains "--no-vdso alone" "vdso=no" "$(nc --no-vdso --report /dev/null -- "$E")"
 contains "-e" "X=1" "$(nc -e X=1 --report /dev/null -- "$E")"
 eq "-e without =" 2 "$(status nc -e X -- "$E")"
