@@ -34,9 +34,14 @@ int cpu_view_of(const char *qemu, const char *cpu, struct dbtp_cpu_view *v,
 		dbtp_err *err)
 {
 	static const char *const args[] = {"cpu-view", NULL};
+	const char *exe = getenv("DBTPROF_CPU_VIEW_EXE");
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n;
 
+	/* another dbtprof to run under QEMU: a sanitizer build cannot */
+	if (exe && *exe)
+		return dbtp_cpu_view_qemu(v, qemu, cpu, exe, args, err);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return dbtp_err_set(err, 0,
 				    "cannot find dbtprof itself "
