@@ -16,7 +16,8 @@
 # kept in CYCLES_STATE (a file; default: temporary) and taken from there
 # when present, so the deterministic model runs can be done while the
 # machine is busy (CYCLES_SKIP_TRUTH=1: no native timing, no tables) and
-# the native timings later on a quiet machine with the same CYCLES_STATE.
+# the native timings later on a quiet machine with the same CYCLES_STATE
+# (CYCLES_SKIP_MODEL=1: only what the state has of the models).
 # Prints Markdown on stdout, progress on stderr.  Needs build/dbtprof,
 # llvm-mca-14, lua5.1-5.4, clang-13..16, xz, gcc, jq, GNU time.  Takes
 # about an hour (CYCLES_PARTS picks parts; CYCLES_CACHE_DIR keeps the
@@ -31,6 +32,7 @@ BIG=${CYCLES_BIG_N:-31}
 PARTS=${CYCLES_PARTS:-"1 2 3 4 5 6"}
 ROUNDS=${CYCLES_ROUNDS:-2000}
 LUA_ROUNDS=${CYCLES_LUA_ROUNDS:-400}
+CLANG_REPS=${CYCLES_CLANG_REPS:-20}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$(mktemp -d /tmp/dbtprof-bench-cycles.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -172,7 +174,8 @@ fi
 # --- differential throughput (parts 4-6) ---------------------------------
 # Truth: median of 7 native runs, in hardware cycles where `perf stat -e
 # cycles` counts them, else in CPU time (user + system, which varies less
-# than wall-clock under other load).  Both sides run the same code: the
+# than wall-clock under other load), from perf's task-clock (nanoseconds)
+# or, without perf, GNU time (hundredths of a second).  Both sides run the same code: the
 # recordings use `record --match-native` (QEMU's -cpu max), the native
 # runs the glibc tunables of that preset, so glibc's CPU dispatch (memcpy,
 # strlen, ...) picks the same routines natively and under QEMU.
@@ -192,8 +195,11 @@ put() { printf '%s\t%s\n' "$1" "$2" >>"$STATE"; }
 if perf stat -x, -e cycles -o "$W/p" true 2>/dev/null &&
 	grep -q '^[0-9]' "$W/p"; then
 	TRUTH="hardware cycles (perf stat -e cycles), in units of 10^9"
+elif perf stat -x, -e task-clock -o "$W/p" true 2>/dev/null &&
+	grep -q '^[0-9]' "$W/p"; then
+	TRUTH="CPU time in seconds (perf stat -e task-clock; no hardware cycle counter here)"
 else
-	TRUTH="CPU time in seconds (no hardware cycle counter: perf stat -e cycles does not count here)"
+	TRUTH="CPU time in seconds (GNU time; no hardware cycle counter here)"
 fi
 
 # once CMD... : the truth of one run, on stdout
@@ -202,6 +208,10 @@ once() {
 	hardware*)
 		env "$TUNABLES" perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
 		awk -F, '/cycles/ {printf "%.6f\n", $1 / 1e9}' "$W/p"
+		;;
+	*task-clock*)
+		env "$TUNABLES" perf stat -x, -e task-clock -o "$W/p" "$@" >/dev/null 2>&1
+		awk -F, '/task-clock/ {printf "%.6f\n", $1 / 1e3}' "$W/p"
 		;;
 	*)
 		env "$TUNABLES" /usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
@@ -236,6 +246,7 @@ model() {
 	for c in "${!CONFIGS[@]}"; do
 		M[$k.$c]=$(get "M.$k.${CONFIGS[$c]// /}")
 		[ -z "${M[$k.$c]}" ] || continue
+		[ -z "${CYCLES_SKIP_MODEL:-}" ] || continue
 		if [ ! -e "$W/$k.trace" ]; then
 			say "record $k"
 			"$D" record -q -m mem --match-native -o "$W/$k.trace" -- "$@" >/dev/null 2>&1
@@ -259,6 +270,12 @@ pairs() {
 				echo "(native times not measured yet: no table)"
 				return 0
 			fi
+			for c in "${!CONFIGS[@]}"; do
+				if [ -z "${M[$k.$c]}" ]; then
+					echo "(models not all run yet: no table)"
+					return 0
+				fi
+			done
 		done
 	done
 	echo "Truth: $TRUTH, median of 7 runs."
@@ -327,12 +344,14 @@ echo
 echo "The seed's experiment: each version compiles the same bitcode at -O2"
 echo "(\`lib/analysis/simpoint.c\` compiled by clang-13 at -O0 without"
 echo "optnone, so every version reads it and has the whole -O2 pipeline to"
-echo "run). Truth and model as above, one compilation each. CPU znver3."
+echo "run). Truth: $CLANG_REPS compilations a run (CPU time is counted in"
+echo "hundredths of a second); model: one. CPU znver3."
 echo
 clang-13 -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -O0 -Xclang -disable-O0-optnone \
 	-emit-llvm -c lib/analysis/simpoint.c -o "$W/in.bc"
 for v in 13 14 15 16; do
-	truth "clang-$v" clang-$v -O2 -c "$W/in.bc" -o "$W/out.o"
+	truth "clang-$v" sh -c 'for i in $(seq "$1"); do "$2" -O2 -c "$3" -o "$4"; done' \
+		- "$CLANG_REPS" "clang-$v" "$W/in.bc" "$W/out.o"
 	model "clang-$v" clang-$v -O2 -c "$W/in.bc" -o "$W/out.o"
 done
 pairs "clang-13 clang-14" "clang-14 clang-15" "clang-15 clang-16" "clang-13 clang-16"
