@@ -89,6 +89,8 @@ by_addr() {
 # block stream gives, for both rep conventions and several threads.
 for g in rep threads nested; do
 	for r in per-iteration per-instruction; do
+		# (no per-thread files left from the guest before)
+		rm -f "$T"/t.bb* "$T"/v.bb* "$T"/w.bb*
 		"$DBTPROF" record -q -o "$T/b.trace" -- "$G/x86_64/$g" || true
 		"$DBTPROF" bbv -q -i 3000 --rep $r -o "$T/t.bb" "$T/b.trace"
 		"$DBTPROF" bbv -q -i 3000 --rep $r -o "$T/v.bb" -- "$G/x86_64/$g" || true
