@@ -344,8 +344,8 @@ echo
 echo "The seed's experiment: each version compiles the same bitcode at -O2"
 echo "(\`lib/analysis/simpoint.c\` compiled by clang-13 at -O0 without"
 echo "optnone, so every version reads it and has the whole -O2 pipeline to"
-echo "run). Truth: $CLANG_REPS compilations a run (CPU time is counted in"
-echo "hundredths of a second); model: one. CPU znver3."
+echo "run). Truth: $CLANG_REPS compilations a run (timing one, about 0.2 s, is too"
+echo "coarse for GNU time's hundredths); model: one. CPU znver3."
 echo
 clang-13 -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -O0 -Xclang -disable-O0-optnone \
 	-emit-llvm -c lib/analysis/simpoint.c -o "$W/in.bc"
