@@ -884,15 +884,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/*
- * Rewrite the stopped program's auxiliary vector: with a CPU view @v, to
- * the view's entry types in its order (host values, AT_HWCAP/AT_HWCAP2 from
- * the view, types the host lacks left out, AT_NULL-filled to the old
- * length); else, with @no_vdso, turn AT_SYSINFO_EHDR into AT_IGNORE, so
- * the dynamic loader sets up no vDSO, as under QEMU user mode (7.2 maps
- * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
- * (type, value) pairs up to AT_NULL.
- */
 /* Read @len bytes of the program's memory at @from (any alignment). */
 static int peek_bytes(pid_t pid, uint64_t from, uint8_t *dst, size_t len)
 {
@@ -1005,6 +996,15 @@ fail:
 	return -1;
 }
 
+/*
+ * Rewrite the stopped program's auxiliary vector: with a CPU view @v, to
+ * the view's entry types in its order (host values, AT_HWCAP/AT_HWCAP2 from
+ * the view, types the host lacks left out, AT_NULL-filled to the old
+ * length); else, with @no_vdso, turn AT_SYSINFO_EHDR into AT_IGNORE, so
+ * the dynamic loader sets up no vDSO, as under QEMU user mode (7.2 maps
+ * none).  The initial stack is argc, argv[], NULL, envp[], NULL, then
+ * (type, value) pairs up to AT_NULL.
+ */
 static int fix_auxv(pid_t pid, const struct dbtp_cpu_view *v, int no_vdso,
 		    dbtp_err *err)
 {
