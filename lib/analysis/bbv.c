@@ -198,9 +198,11 @@ int dbtp_bbvgen_interval(dbtp_bbvgen *g, uint32_t num, const uint32_t *ids,
 
 	if (!t)
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		t->insns += execs[i] * (dbtp_trace_block(tr, ids[i])->ninsns +
-					dbtp_trace_block(tr, ids[i])->phantom);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dbtp_block *b = dbtp_trace_block(tr, ids[i]);
+
+		t->insns += execs[i] * (b->ninsns + b->phantom);
+	}
 	/* An empty last record only marks the thread's end (its final block
 	 * closed an interval): no interval, as in the block-stream path. */
 	if (!n || (last && g->o.drop_partial))

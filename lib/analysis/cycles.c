@@ -131,7 +131,6 @@ struct dbtp_cycles {
 	uint32_t nth;
 	int finished;
 	struct dbtp_form_timing def; /* for instructions without a form */
-	struct dbtp_form_timing str; /* an element of a rep string */
 	unsigned penalty;	     /* mispredict penalty (opts.bpred) */
 	uint8_t *seen;		     /* per form: met in a decoded block */
 	size_t nseen;
@@ -278,6 +277,13 @@ static int zero_idiom(const cs_insn *ci)
 	return 1;
 }
 
+/* push, pop, call, ret and leave: an implicit stack access. */
+static int stack_op(const char *m)
+{
+	return starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
+	       starts(m, "ret") || !strcmp(m, "leave");
+}
+
 /*
  * Memory operations QEMU (7.2) reports for one x86 instruction, as far as
  * known: one per direction of each memory operand (read-modify-write: a
@@ -311,8 +317,7 @@ static unsigned x86_mems(const cs_insn *ci)
 		       ((op->access & CS_AC_WRITE) && !ro ? 1 : 0);
 		n += pieces * (dirs ? dirs : 1);
 	}
-	if (starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
-	    starts(m, "ret") || !strcmp(m, "leave"))
+	if (stack_op(m))
 		n++;
 	return n;
 }
@@ -329,8 +334,7 @@ static int x86_renamable_operand(const dbtp_cycles *c, const cs_insn *ci)
 	const char *m = ci->mnemonic;
 	int n = 0, ok = 0;
 
-	if (starts(m, "push") || starts(m, "pop") || starts(m, "call") ||
-	    starts(m, "ret") || !strcmp(m, "leave"))
+	if (stack_op(m))
 		return 0;
 	for (int i = 0; i < x->op_count; i++) {
 		const cs_x86_op *op = &x->operands[i];
@@ -1096,6 +1100,15 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	return done;
 }
 
+/* Count @nm memory operations that are not timed. */
+static void count_mems(struct pipe *p, const struct mem *m, unsigned nm)
+{
+	for (unsigned k = 0; k < nm; k++) {
+		p->c.loads += !m[k].store;
+		p->c.stores += m[k].store;
+	}
+}
+
 /*
  * Predict the branch ending block @bi, followed by a block at @next; 1 if
  * it was mispredicted.  Counted in @p when @count.
@@ -1200,18 +1213,16 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 		if (skip)
 			continue;
 		if (in->rep) {
-			/* fast strings: one element a cycle is timed for
-			 * every DBTP_CYCLES_STRING_BYTES; the others retire
-			 * with it */
-			ft = &c->str;
+			/* fast strings: one element in every
+			 * DBTP_CYCLES_STRING_BYTES is timed, as a default
+			 * 1-cycle operation; the others retire with it */
+			ft = def;
 			if (!again) {
 				p->rep_bytes = 0;
 			} else if ((p->rep_bytes += in->rep) <
 				   DBTP_CYCLES_STRING_BYTES) {
 				p->c.insns++;
-				for (unsigned k = 0; k < nm; k++)
-					p->c.loads += !m[k].store,
-					    p->c.stores += m[k].store;
+				count_mems(p, m, nm);
 				continue;
 			} else {
 				p->rep_bytes -= DBTP_CYCLES_STRING_BYTES;
@@ -1237,12 +1248,8 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 		}
 	}
 	/* events beyond the expected ones still count as operations */
-	for (; mi < p->nmems; mi++) {
-		if (p->mems[mi].store)
-			p->c.stores++;
-		else
-			p->c.loads++;
-	}
+	if (mi < p->nmems)
+		count_mems(p, p->mems + mi, p->nmems - mi);
 	p->c.cycles = p->any ? p->retire + 1 : 0;
 	p->c.blocks++;
 	c->bs[p->pend].execs++;
@@ -1271,7 +1278,6 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 	c->t = t;
 	c->cpu = dbtp_timing_cpu(t);
 	timing_default(t, &c->def);
-	c->str = c->def; /* see run_block() */
 	c->arch = arch;
 	if (o)
 		c->o = *o;
