@@ -36,7 +36,7 @@
 #include "dbtp/cache.h"
 #include "dbtp/cycles.h"
 #include "dbtp/disasm.h"
-#include "isa/branch.h"
+#include "isa/cs.h"
 
 #define HORIZON (1u << 16) /* cycles of resource bitmaps */
 #define HWORDS (HORIZON / 64)
@@ -121,6 +121,7 @@ struct dbtp_cycles {
 	enum dbtp_arch arch;
 	struct dbtp_cycles_opts o;
 	csh cs;
+	cs_arch ca; /* the handle's architecture */
 	cs_insn *ci;
 	uint8_t regmap[4096]; /* capstone register -> canonical (0: none) */
 	unsigned nregs, sp;   /* canonical registers; the stack pointer's */
@@ -507,11 +508,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 		if (i + 1 == b->ninsns) {
 			int ind;
 
-			bi->br = (uint8_t)dbtp_branch_kind(
-			    c->ci,
-			    c->arch == DBTP_ARCH_X86_64 ? CS_ARCH_X86
-							: CS_ARCH_ARM64,
-			    &ind);
+			bi->br = (uint8_t)dbtp_branch_kind(c->ci, c->ca, &ind);
 			bi->ind = (uint8_t)ind;
 			bi->br_pc = b->vaddr + off - b->sizes[i];
 		}
@@ -1265,10 +1262,12 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		    const struct dbtp_cycles_opts *o, dbtp_err *err)
 {
 	dbtp_cycles *c;
+	cs_arch ca;
+	cs_mode mode;
 	cs_err ce;
 
 	*out = NULL;
-	if (arch != DBTP_ARCH_X86_64 && arch != DBTP_ARCH_AARCH64)
+	if (dbtp_cs_arch(arch, &ca, &mode))
 		return dbtp_err_set(err, EINVAL,
 				    "cycle model: unsupported architecture %s",
 				    dbtp_arch_name(arch));
@@ -1288,9 +1287,8 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 	c->penalty = c->o.mispredict_penalty
 			 ? c->o.mispredict_penalty
 			 : dbtp_timing_mispredict_penalty(c->cpu, NULL);
-	ce = arch == DBTP_ARCH_X86_64
-		 ? cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs)
-		 : cs_open(CS_ARCH_ARM64, CS_MODE_LITTLE_ENDIAN, &c->cs);
+	c->ca = ca;
+	ce = cs_open(ca, mode, &c->cs);
 	if (ce != CS_ERR_OK) {
 		free(c);
 		return dbtp_err_set(err, 0, "capstone: %s", cs_strerror(ce));

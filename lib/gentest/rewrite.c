@@ -9,6 +9,7 @@
 
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
+#include "isa/cs.h"
 
 int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
 {
@@ -17,21 +18,11 @@ int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
 	cs_mode mode;
 
 	*out = NULL;
-	switch (arch) {
-	case DBTP_ARCH_X86_64:
-		ca = CS_ARCH_X86;
-		mode = CS_MODE_64;
-		break;
-	case DBTP_ARCH_AARCH64:
-		ca = CS_ARCH_ARM64;
-		mode = CS_MODE_ARM;
-		break;
-	default:
+	if (dbtp_cs_arch(arch, &ca, &mode))
 		return dbtp_err_set(err, ENOTSUP,
 				    "gentest: rewriting %s code is not "
 				    "supported",
 				    dbtp_arch_name(arch));
-	}
 	rw = calloc(1, sizeof(*rw));
 	if (!rw)
 		return dbtp_err_set(err, ENOMEM, "out of memory");

@@ -10,7 +10,7 @@
 #include <capstone/capstone.h>
 
 #include "dbtp/disasm.h"
-#include "isa/branch.h"
+#include "isa/cs.h"
 
 struct dbtp_disasm {
 	csh cs;
@@ -30,20 +30,10 @@ int dbtp_disasm_open(dbtp_disasm **out, enum dbtp_arch arch, dbtp_err *err)
 	cs_err ce;
 
 	*out = NULL;
-	switch (arch) {
-	case DBTP_ARCH_X86_64:
-		ca = CS_ARCH_X86;
-		mode = CS_MODE_64;
-		break;
-	case DBTP_ARCH_AARCH64:
-		ca = CS_ARCH_ARM64;
-		mode = CS_MODE_LITTLE_ENDIAN;
-		break;
-	default:
+	if (dbtp_cs_arch(arch, &ca, &mode))
 		return dbtp_err_set(err, 0,
 				    "disassembler: unsupported architecture %d",
 				    (int)arch);
-	}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return dbtp_err_set(err, ENOMEM, "disassembler: out of memory");

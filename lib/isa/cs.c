@@ -1,7 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* branch.c - control-transfer kinds of decoded instructions. */
-#include "isa/branch.h"
+/* cs.c - Capstone handles and control-transfer kinds (isa/cs.h). */
+#include "isa/cs.h"
 #include "dbtp/disasm.h"
+
+int dbtp_cs_arch(enum dbtp_arch arch, cs_arch *ca, cs_mode *mode)
+{
+	switch (arch) {
+	case DBTP_ARCH_X86_64:
+		*ca = CS_ARCH_X86;
+		*mode = CS_MODE_64;
+		return 0;
+	case DBTP_ARCH_AARCH64:
+		*ca = CS_ARCH_ARM64;
+		*mode = CS_MODE_LITTLE_ENDIAN;
+		return 0;
+	default:
+		return -1;
+	}
+}
 
 static int kind_x86(const cs_insn *in, int *indirect)
 {
