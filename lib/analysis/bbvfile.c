@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dbtp/bbvfile.h"
@@ -440,60 +439,19 @@ out:
 	return ret;
 }
 
+static int add_row(void *arg, const uint32_t *ids, const uint64_t *counts,
+		   size_t n, dbtp_err *err)
+{
+	return dbtp_bbv_add(arg, ids, counts, n, err);
+}
+
 int dbtp_bbv_read(const char *path, struct dbtp_bbv *out, dbtp_err *err)
 {
-	size_t len = 0, cap = 1 << 16;
-	char *data = NULL;
-	struct stat st;
-	int fd, ret;
-
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return dbtp_err_set(err, errno, "%s: %s", path,
-				    strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size < SIZE_MAX / 2)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		ssize_t r;
-
-		if (len == cap || !data) {
-			char *p;
-
-			if (data) {
-				if (cap > SIZE_MAX / 2) {
-					errno = ENOMEM;
-					goto fail;
-				}
-				cap *= 2;
-			}
-			p = realloc(data, cap);
-			if (!p) {
-				errno = ENOMEM;
-				goto fail;
-			}
-			data = p;
-		}
-		r = read(fd, data + len, cap - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (!r)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	ret = dbtp_bbv_read_mem(data, len, path, out, err);
-	free(data);
-	return ret;
-fail:
-	ret = errno;
-	close(fd);
-	free(data);
-	return dbtp_err_set(err, ret, "%s: %s", path, strerror(ret));
+	if (!dbtp_bbv_scan(path, add_row, out, err))
+		return 0;
+	dbtp_bbv_free(out);
+	return -1;
 }
 
 /* ---- writer ---- */
