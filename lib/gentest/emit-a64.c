@@ -79,14 +79,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tldr x9, [x9, x10, lsl #3]\n"
 		"\tbr x9\n",
 		stack, id, id);
-	for (unsigned j = 0; j < u; j++) {
-		if (j)
-			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
-				id, j);
-		else
-			fprintf(f, "gt_b%u_body:\n", id);
-		fputs(body[j], f);
-	}
+	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->regs & (1u << 31))
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
 	if (cr >= 0)
@@ -114,10 +107,5 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
 		16 * (nsave + 1), id, id, id);
-	for (unsigned j = 0; j < u; j++)
-		if (j)
-			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
-		else
-			fprintf(f, "\t.quad gt_b%u_body\n", id);
-	fprintf(f, "%s\t.popsection\n", slots);
+	dbtp_gt_emit_table(f, id, u, slots);
 }

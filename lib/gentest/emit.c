@@ -415,6 +415,28 @@ static const char *counter_reg(uint32_t regs)
 	return NULL;
 }
 
+void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body)
+{
+	for (unsigned j = 0; j < u; j++) {
+		if (j)
+			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
+				id, j);
+		else
+			fprintf(f, "gt_b%u_body:\n", id);
+		fputs(body[j], f);
+	}
+}
+
+void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
+{
+	for (unsigned j = 0; j < u; j++)
+		if (j)
+			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
+		else
+			fprintf(f, "\t.quad gt_b%u_body\n", id);
+	fprintf(f, "%s\t.popsection\n", slots);
+}
+
 /*
  * Block @id's function: @u copies of @body (copy j's labels made unique by
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
@@ -462,14 +484,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tlea rcx, [rip + .Lgt%u_tab]\n"
 		"\tjmp qword ptr [rcx + rax * 8]\n",
 		DBTP_GT_STACK_MID, id);
-	for (unsigned j = 0; j < u; j++) {
-		if (j)
-			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
-				id, j);
-		else
-			fprintf(f, "gt_b%u_body:\n", id);
-		fputs(body[j], f);
-	}
+	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->regs & (1u << 4))
 		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
 	fprintf(f,
@@ -490,12 +505,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
 		DBTP_GT_SLOT_MXCSR, id, id, id);
-	for (unsigned j = 0; j < u; j++)
-		if (j)
-			fprintf(f, "\t.quad gt_b%u_c%u\n", id, j);
-		else
-			fprintf(f, "\t.quad gt_b%u_body\n", id);
-	fprintf(f, "%s\t.popsection\n", slots);
+	dbtp_gt_emit_table(f, id, u, slots);
 }
 
 /* One assembly line as a C string literal. */

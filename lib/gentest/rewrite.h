@@ -29,6 +29,15 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		   struct dbtp_gt_rw_stats *st, dbtp_err *err);
 
 /*
+ * Parts of a block function both architectures' emitters write
+ * (emit.c): the @u copies of @body, labelled gt_b<id>_body and
+ * gt_b<id>_c<j>, and the table of those entries (.Lgt<id>_tab's lines,
+ * after which the jump slots @slots and the section's end follow).
+ */
+void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body);
+void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
+
+/*
  * The AArch64 block function gt_b<id> (emit-a64.c): @u copies of @body
  * entered Duff's-device style, as emit.c does for x86-64.
  */
