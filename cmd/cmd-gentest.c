@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dbtp/elf.h"
 #include "dbtp/gentest.h"
 #include "dbtp/trace.h"
 
@@ -122,10 +123,10 @@ static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
 static int aarch64_program(const char *cmd)
 {
 	char path[4096];
-	unsigned char h[20];
+	enum dbtp_arch arch;
+	dbtp_err err = {0};
+	int dyn;
 	size_t n;
-	FILE *f;
-	int r = 0;
 
 	cmd += strspn(cmd, " \t");
 	n = strcspn(cmd, " \t");
@@ -133,15 +134,8 @@ static int aarch64_program(const char *cmd)
 		return 0;
 	memcpy(path, cmd, n);
 	path[n] = 0;
-	f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	/* e_machine 183: EM_AARCH64 */
-	if (fread(h, 1, sizeof(h), f) == sizeof(h) &&
-	    !memcmp(h, "\177ELF", 4) && h[18] == 183 && h[19] == 0)
-		r = 1;
-	fclose(f);
-	return r;
+	return !dbtp_elf_probe(path, &arch, &dyn, NULL, 0, &err) &&
+	       arch == DBTP_ARCH_AARCH64;
 }
 
 static int parse_num(const char *s, double *v)
