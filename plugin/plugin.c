@@ -18,6 +18,15 @@
  * compresses it with zstd and writes it, on another core.  Block
  * descriptions are written before the first chunk that uses them.
  *
+ * bbv mode (mode=bbv, interval=N, rep=iter|insn, single=BLOCKS) counts in
+ * the callback itself while the guest has one thread: the callback's
+ * argument points at the block's own counter, so counting is an increment,
+ * an add and a compare on memory no other thread touches.  When the guest
+ * creates a thread, or translates more than `single` distinct blocks
+ * (default 1048576; 0: never count this way), the counts so far become the
+ * first thread's and every thread goes over to the blocks-mode buffers,
+ * counted by the writer thread.
+ *
  * Threads are found through thread-local storage, not the vCPU index, which
  * QEMU recycles when guest threads exit.  Children of a guest fork() are not
  * recorded (their copy of the plugin goes quiet and closes the output).
@@ -130,6 +139,7 @@ struct item {
 	uint64_t *words;
 	size_t n;
 	int exit_reason;
+	int interval; /* words: flags, then (id, executions) pairs */
 	struct item *next;
 };
 
@@ -154,7 +164,7 @@ static int out_fd = -1;
 static int write_errno;	 /* first output error; later writes are skipped */
 static int forked_child; /* we are a guest fork()'s copy: stay quiet */
 static enum dbtp_arch arch;
-static int64_t nr_exit, nr_exit_group;
+static int64_t nr_exit, nr_exit_group, nr_clone;
 static int exit_seen;
 static uint64_t exit_code;
 static ZSTD_CCtx *zctx;
@@ -164,7 +174,28 @@ static struct dbtp_buf obuf, ebuf;
 static uint32_t info_key[256]; /* cache of mem_info(), by raw meminfo */
 static uint8_t info_val[256], info_valid[256];
 static uint32_t pend_count; /* entries in pend_blocks */
-static int nalive;	    /* threads started and not exited */
+
+/*
+ * bbv mode while the guest has one thread: executions in the interval by
+ * block id, one 64-bit counter each (untouched pages stay unallocated); a
+ * block's callback gets the address of its counter with its instruction
+ * count in the top 16 bits.  A program with more blocks than this goes
+ * over to the per-thread buffers.
+ */
+#define ONE_MAX_BLOCKS (1u << 20)
+static uint32_t one_max = ONE_MAX_BLOCKS; /* single=N */
+#define ONE_PTR_MASK ((UINT64_C(1) << 48) - 1)
+static uint64_t *one_execs;
+static struct {
+	_Alignas(64) uint64_t insns, end; /* as thr's binsns and bend */
+	uint64_t *prev;			  /* the previous block's counter */
+	int slow;	 /* multi or frozen: not counting here */
+	int multi;	 /* threads count through their buffers */
+	int frozen;	 /* ended, or a fork()'s child */
+	uint32_t *touch; /* ids in order of first execution */
+	size_t ntouch;
+} one;
+static int nalive; /* threads started and not exited */
 
 static void complain(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -447,6 +478,10 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 }
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
+static void on_tb_exec_one(unsigned int vcpu, void *udata);
+static void on_tb_exec_one_prev(unsigned int vcpu, void *udata);
+static void on_tb_exec_one_rep(unsigned int vcpu, void *udata);
+static void one_to_threads(void);
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata);
 
@@ -470,6 +505,24 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		qemu_plugin_register_vcpu_tb_exec_inline(
 		    tb, QEMU_PLUGIN_INLINE_ADD_U64,
 		    &cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
+		return;
+	}
+	if (mode == DBTP_MODE_BBV && !one.multi && bid >= one_max)
+		one_to_threads();
+	if (mode == DBTP_MODE_BBV && !one.multi) {
+		const struct dbtp_block *b = &blk_get(bid)->d;
+		int rep = bbv_rep_insn && arch == DBTP_ARCH_X86_64 &&
+			  b->ninsns == 1 &&
+			  dbtp_x86_is_rep_string(b->bytes, b->nbytes);
+
+		qemu_plugin_register_vcpu_tb_exec_cb(
+		    tb,
+		    rep		   ? on_tb_exec_one_rep
+		    : bbv_rep_insn ? on_tb_exec_one_prev
+				   : on_tb_exec_one,
+		    QEMU_PLUGIN_CB_NO_REGS,
+		    (void *)((uintptr_t)(one_execs + bid) | (uintptr_t)b->ninsns
+								<< 48));
 		return;
 	}
 	qemu_plugin_register_vcpu_tb_exec_cb(
@@ -591,11 +644,17 @@ static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 	out_flush();
 }
 
+static void bbv_write_counted(struct thr *t, const uint64_t *w, size_t n);
+
 static void write_chunk(struct item *it)
 {
 	struct thr *t = it->t;
 	size_t from = 0;
 
+	if (it->interval) {
+		bbv_write_counted(t, it->words, it->n);
+		return;
+	}
 	if (t->taken_buf == it->words) { /* a prefix went out already */
 		from = t->taken;
 		t->taken_buf = NULL;
@@ -687,7 +746,10 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&q_mu);
 		write_chunk(it);
 		pthread_mutex_lock(&q_mu);
-		if (nfree_bufs < (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
+		if (it->interval)
+			free(it->words);
+		else if (nfree_bufs <
+			 (int)(sizeof(free_bufs) / sizeof(*free_bufs)))
 			free_bufs[nfree_bufs++] = it->words;
 		else
 			free(it->words);
@@ -708,7 +770,8 @@ static uint64_t *buf_alloc(void)
 
 /*
  * Queue thread @t's @n raw @words for the writer, waiting while the queue
- * is full; *@fresh gets a recycled buffer, or NULL.
+ * is full; *@fresh gets a recycled buffer, or NULL.  With @fresh NULL, the
+ * words are an interval counted by the guest thread (the writer frees them).
  */
 static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 		      uint64_t **fresh)
@@ -728,7 +791,9 @@ static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 		complain("dbtprof plugin: out of memory for the writer queue");
 		abort();
 	}
-	*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
+	if (fresh)
+		*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
+	it->interval = !fresh;
 	it->t = t;
 	it->words = words;
 	it->n = n;
@@ -796,8 +861,18 @@ static struct thr *thr_new(void)
  * recorded with the end marked, and freeze it so any later callback goes to
  * the slow path and writes nowhere that is read.
  */
+static void one_close(struct thr *t, unsigned flags);
+
 static void thr_end(struct thr *t, int reason)
 {
+	if (mode == DBTP_MODE_BBV && !one.multi) {
+		if (!one.frozen)
+			one_close(t, DBTP_IVL_LAST | (reason == DBTP_EXIT_THREAD
+							  ? DBTP_IVL_EXITED
+							  : 0));
+		one.frozen = one.slow = 1;
+		return;
+	}
 	pthread_mutex_lock(&t->mu);
 	if (!t->frozen) {
 		t->frozen = 1;
@@ -857,37 +932,70 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 /* --- bbv mode ----------------------------------------------------------- */
 
-/*
- * Close thread @t's interval: an INTERVALS record of (block, executions)
- * in order of first execution, ids as zigzag deltas.  Writer thread.
- */
-static void bbv_close(struct thr *t, unsigned flags)
+/* Start thread @t's next INTERVALS record, of @n blocks, in ebuf.  Writer
+ * thread. */
+static int bbv_begin(struct thr *t, unsigned flags, size_t n)
 {
-	uint32_t prev = 0;
-
 	ebuf.len = 0;
-	if (dbtp_buf_reserve(&ebuf, 50 + t->bntouch * 20)) {
+	if (dbtp_buf_reserve(&ebuf, 50 + n * 20)) {
 		write_errno = write_errno ? write_errno : ENOMEM;
-		return;
+		return -1;
 	}
 	dbtp_put_varint(&ebuf, t->num);
 	dbtp_put_varint(&ebuf, t->tid);
 	dbtp_put_varint(&ebuf, flags);
 	dbtp_put_varint(&ebuf, t->bindex++);
-	dbtp_put_varint(&ebuf, t->bntouch);
-	for (size_t i = 0; i < t->bntouch; i++) {
-		uint32_t id = t->btouch[i];
+	dbtp_put_varint(&ebuf, n);
+	return 0;
+}
 
-		dbtp_put_varint(&ebuf, dbtp_zigzag((int64_t)id - prev));
-		dbtp_put_varint(&ebuf, t->bx[id]);
-		t->enc.blocks += t->bx[id];
-		t->bx[id] = 0;
-		prev = id;
-	}
-	t->bntouch = 0;
+/* Add (block, executions) to the record begun; ids as zigzag deltas. */
+static void bbv_put(struct thr *t, uint32_t *prev, uint32_t id, uint64_t x)
+{
+	dbtp_put_varint(&ebuf, dbtp_zigzag((int64_t)id - *prev));
+	dbtp_put_varint(&ebuf, x);
+	t->enc.blocks += x;
+	*prev = id;
+}
+
+static void bbv_end(void)
+{
 	if (dbtp_frame_put(&obuf, DBTP_REC_INTERVALS, ebuf.p, ebuf.len, zctx,
 			   zlevel))
 		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
+/*
+ * Close thread @t's interval: an INTERVALS record of (block, executions)
+ * in order of first execution.  Writer thread.
+ */
+static void bbv_close(struct thr *t, unsigned flags)
+{
+	uint32_t prev = 0;
+
+	if (bbv_begin(t, flags, t->bntouch))
+		return;
+	for (size_t i = 0; i < t->bntouch; i++) {
+		bbv_put(t, &prev, t->btouch[i], t->bx[t->btouch[i]]);
+		t->bx[t->btouch[i]] = 0;
+	}
+	t->bntouch = 0;
+	bbv_end();
+}
+
+/* An interval counted in the guest's one thread: @w is flags, then
+ * (id, executions) pairs up to @n words.  Writer thread. */
+static void bbv_write_counted(struct thr *t, const uint64_t *w, size_t n)
+{
+	uint32_t prev = 0;
+
+	take_pending_blocks();
+	if (bbv_begin(t, (unsigned)w[0], (n - 1) / 2))
+		return;
+	for (size_t i = 1; i + 1 < n; i += 2)
+		bbv_put(t, &prev, (uint32_t)w[i], w[i + 1]);
+	bbv_end();
+	out_flush();
 }
 
 static int bbv_grow(struct thr *t, uint32_t id)
@@ -947,6 +1055,123 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 						  : 0));
 }
 
+/* --- bbv mode, one guest thread ---------------------------------------- */
+
+/* Queue the interval counted so far as thread @t's, with @flags. */
+static void one_close(struct thr *t, unsigned flags)
+{
+	uint64_t *w = malloc((1 + 2 * one.ntouch) * sizeof(*w));
+
+	if (!w) {
+		complain("dbtprof plugin: out of memory for an interval");
+		abort();
+	}
+	w[0] = flags;
+	for (size_t i = 0; i < one.ntouch; i++) {
+		w[1 + 2 * i] = one.touch[i];
+		w[2 + 2 * i] = one_execs[one.touch[i]];
+		one_execs[one.touch[i]] = 0;
+	}
+	queue_put(t, w, 1 + 2 * one.ntouch, -1, NULL);
+	one.ntouch = 0;
+}
+
+/* Counter @c's first execution in the interval, or the interval's end. */
+static __attribute__((noinline)) void one_more(uint64_t *c, uint64_t x)
+{
+	if (!x)
+		one.touch[one.ntouch++] = (uint32_t)(c - one_execs);
+	if (one.insns >= one.end &&
+	    dbtp_interval_cut(&one.end, one.insns, bbv_interval))
+		one_close(thr_cur(), 0);
+}
+
+/* A block has run: bbv_count()'s rule, on the callback's own counters. */
+static inline void one_count(uintptr_t arg)
+{
+	uint64_t *c = (uint64_t *)(arg & ONE_PTR_MASK);
+	uint64_t x = (*c)++;
+
+	one.insns += arg >> 48;
+	if (unlikely(!x || one.insns >= one.end))
+		one_more(c, x);
+}
+
+static __attribute__((noinline)) void one_slow(unsigned int vcpu, uintptr_t arg)
+{
+	if (one.multi)
+		on_tb_exec(
+		    vcpu, (void *)(uintptr_t)((uint64_t *)(arg & ONE_PTR_MASK) -
+					      one_execs));
+}
+
+/* The callback of every block while the guest has one thread... */
+static void on_tb_exec_one(unsigned int vcpu, void *udata)
+{
+	if (unlikely(one.slow))
+		one_slow(vcpu, (uintptr_t)udata);
+	else
+		one_count((uintptr_t)udata);
+}
+
+/* ... with rep=insn, where the next block may need to know this one ... */
+static void on_tb_exec_one_prev(unsigned int vcpu, void *udata)
+{
+	if (unlikely(one.slow)) {
+		one_slow(vcpu, (uintptr_t)udata);
+		return;
+	}
+	one_count((uintptr_t)udata);
+	one.prev = (uint64_t *)((uintptr_t)udata & ONE_PTR_MASK);
+}
+
+/* ... and for a lone rep string instruction with rep=insn: its repeat
+ * passes count nothing. */
+static void on_tb_exec_one_rep(unsigned int vcpu, void *udata)
+{
+	uint64_t *c = (uint64_t *)((uintptr_t)udata & ONE_PTR_MASK);
+
+	if (unlikely(one.slow)) {
+		one_slow(vcpu, (uintptr_t)udata);
+		return;
+	}
+	if (dbtp_bbv_block_insns(
+		one.prev ? &blk_get((uint32_t)(one.prev - one_execs))->d : NULL,
+		&blk_get((uint32_t)(c - one_execs))->d, arch, bbv_rep_insn))
+		one_count((uintptr_t)udata);
+	one.prev = c;
+}
+
+/*
+ * The guest is about to create a thread: the counts so far become its first
+ * thread's, counted on by the writer thread from the buffers from now on.
+ * Runs in that first thread, before any other exists.
+ */
+static void one_to_threads(void)
+{
+	struct thr *t;
+
+	if (one.multi || one.frozen)
+		return;
+	t = thr_cur();
+	if (nblk && nblk > t->bcap && bbv_grow(t, nblk - 1)) {
+		complain("dbtprof plugin: out of memory for counters");
+		abort();
+	}
+	for (size_t i = 0; i < one.ntouch; i++) {
+		t->bx[one.touch[i]] = one_execs[one.touch[i]];
+		t->btouch[i] = one.touch[i];
+		one_execs[one.touch[i]] = 0;
+	}
+	t->bntouch = one.ntouch;
+	one.ntouch = 0;
+	t->binsns = one.insns;
+	t->bend = one.end;
+	t->bprev =
+	    one.prev ? &blk_get((uint32_t)(one.prev - one_execs))->d : NULL;
+	one.multi = one.slow = 1;
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
@@ -999,6 +1224,10 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 	}
 	if (mode == DBTP_MODE_BBV && num == nr_exit)
 		thr_end(thr_cur(), DBTP_EXIT_THREAD);
+	/* clone sharing memory (QEMU runs it as a thread), clone3 */
+	if (mode == DBTP_MODE_BBV &&
+	    ((num == nr_clone && (a1 & 0x100 /* CLONE_VM */)) || num == 435))
+		one_to_threads();
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
@@ -1059,6 +1288,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		write_counts();
 	} else {
 		/* Freeze every thread and queue what it still holds. */
+		if (mode == DBTP_MODE_BBV && !one.multi && !one.frozen)
+			thr_end(thr_cur(), DBTP_EXIT_PROCESS);
 		pthread_mutex_lock(&thr_mu);
 		for (struct thr *t = threads; t; t = t->next)
 			thr_end(t, DBTP_EXIT_PROCESS);
@@ -1082,6 +1313,7 @@ static void atfork_child(void)
 	struct thr *t = tls_thr;
 
 	forked_child = 1;
+	one.frozen = one.slow = 1;
 	if (t) {
 		t->frozen = 1;
 		t->limit = t->hard = 0;
@@ -1196,6 +1428,16 @@ static int parse_args(int argc, char **argv)
 					 v);
 				return -1;
 			}
+		} else if (!strncmp(a, "single=", 7)) {
+			unsigned long long m = strtoull(v, &end, 10);
+
+			if (*end || !*v || *v == '-' || m > ONE_MAX_BLOCKS) {
+				complain("dbtprof plugin: single must be "
+					 "0..%u blocks",
+					 ONE_MAX_BLOCKS);
+				return -1;
+			}
+			one_max = (uint32_t)m;
 		} else if (!strncmp(a, "rep=", 4)) {
 			if (strcmp(v, "iter") && strcmp(v, "insn")) {
 				complain("dbtprof plugin: rep is iter or insn");
@@ -1262,9 +1504,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (arch == DBTP_ARCH_X86_64) {
 		nr_exit = 60;
 		nr_exit_group = 231;
+		nr_clone = 56;
 	} else if (arch == DBTP_ARCH_AARCH64) {
 		nr_exit = 93;
 		nr_exit_group = 94;
+		nr_clone = 220;
 	} else {
 		complain("dbtprof plugin: guest architecture '%s' is not "
 			 "supported (x86_64, aarch64)",
@@ -1273,6 +1517,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (parse_args(argc, argv))
 		return -1;
+	one.end = bbv_interval;
+	if (mode == DBTP_MODE_BBV) {
+		/* Zero pages until touched */
+		one_execs = calloc(one_max + 1, sizeof(*one_execs));
+		one.touch = calloc(one_max + 1, sizeof(*one.touch));
+		if (!one_execs || !one.touch) {
+			complain("dbtprof plugin: out of memory");
+			return -1;
+		}
+		if (!one_max || (uintptr_t)(one_execs + one_max) > ONE_PTR_MASK)
+			one.multi = one.slow = 1;
+	}
 	if (zlevel && !(zctx = ZSTD_createCCtx())) {
 		complain("dbtprof plugin: out of memory");
 		return -1;

@@ -111,6 +111,26 @@ for g in rep threads nested; do
 		done
 	done
 done
+# The plugin counts in the callback while the guest has one thread and at
+# most single=N blocks, then goes over to the writer thread's counting (as
+# for several threads, checked against the trace above): the same vectors
+# whether that happens never, at once (single=0) or mid-run.
+P=${DBTPROF_PLUGIN:-$B/libdbtp-qemu.so}
+for g in x86_64/rep c/hello; do
+	for r in iter insn; do
+		for n in 0 3 40 1048576; do
+			qemu-x86_64 -plugin "$P,out=$T/s.trace,mode=bbv,interval=3000,rep=$r,single=$n" \
+				"$G/$g" >/dev/null
+			rep=per-iteration
+			[ $r = insn ] && rep=per-instruction
+			"$DBTPROF" bbv -q -i 3000 --rep $rep -o "$T/s$n.bb" "$T/s.trace"
+			eq "$g rep=$r single=$n" "$(cat "$T/s0.bb")" "$(cat "$T/s$n.bb")"
+		done
+	done
+done
+contains "plugin single= checked" "single must be" \
+	"$(qemu-x86_64 -plugin "$P,out=$T/s.trace,mode=bbv,single=-1" "$G/x86_64/loop" 2>&1 || true)"
+
 # The run's last block closes an interval exactly (20,004 instructions):
 # no empty interval follows, live or not.
 "$DBTPROF" bbv -q -i 20004 -o "$T/x1.bb" -- "$G/x86_64/loop"
