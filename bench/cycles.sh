@@ -172,13 +172,16 @@ echo "\`record -m mem\` $r s ($(awk -v a=$r -v b=$q 'BEGIN {printf "%.1f", a / b
 echo "model concurrently through a pipe) $l s, $(awk -v a=$l -v b=$q 'BEGIN {printf "%.1f", a / b}')× QEMU, peak $(awk -v m=$lm 'BEGIN {printf "%.0f", m / 1024}') MiB."
 fi
 # --- differential throughput (parts 4-6) ---------------------------------
-# Truth: median of 7 native runs, in hardware cycles where `perf stat -e
-# cycles` counts them, else in CPU time (user + system, which varies less
-# than wall-clock under other load), from perf's task-clock (nanoseconds)
-# or, without perf, GNU time (hundredths of a second).  Both sides run the same code: the
-# recordings use `record --match-native` (QEMU's -cpu max), the native
-# runs the glibc tunables of that preset, so glibc's CPU dispatch (memcpy,
-# strlen, ...) picks the same routines natively and under QEMU.
+# Truth: median of CYCLES_TRUTH_RUNS (9) native runs, in hardware cycles
+# where `perf stat -e cycles` counts them, else in CPU time (user +
+# system, which varies less than wall-clock under other load), from perf's
+# task-clock (nanoseconds) or, without perf, GNU time (hundredths of a
+# second).  The runs are interleaved: each round times every version once,
+# so a slow drift of the machine moves all versions alike.  Both sides run
+# the same code: the recordings use `record --match-native` (QEMU's -cpu
+# max), the native runs the glibc tunables of that preset, so glibc's CPU
+# dispatch (memcpy, strlen, ...) picks the same routines natively and
+# under QEMU.
 # Model: each version recorded once in mem mode, its cycles estimated
 # under each configuration; delta = cycles(B) / cycles(A), the same as
 # `dbtprof diff` computes.
@@ -220,22 +223,41 @@ once() {
 	esac
 }
 
-# truth KEY CMD... : median and range of 7 native runs
-truth() {
+# want KEY CMD... : time CMD natively as KEY at the next measure, unless
+# the state has it already
+declare -A WANTC
+WANTK=()
+want() {
 	k=$1
 	shift
 	T[$k]=$(get "T.$k")
 	S[$k]=$(get "S.$k")
 	[ -z "${T[$k]}" ] || return 0
 	[ -z "${CYCLES_SKIP_TRUTH:-}" ] || return 0
-	say "native $k"
-	for _ in 1 2 3 4 5 6 7; do
-		once "$@"
-	done | sort -g >"$W/t.$k"
-	T[$k]=$(awk '{v[NR] = $1} END {print v[4]}' "$W/t.$k")
-	S[$k]=$(awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}' "$W/t.$k")
-	put "T.$k" "${T[$k]}"
-	put "S.$k" "${S[$k]}"
+	WANTK+=("$k")
+	WANTC[$k]=$(printf '%q ' "$@")
+}
+
+# measure: RUNS rounds, each timing every wanted command once (so that a
+# slow drift of the machine moves all versions alike, not one), then the
+# median and range of each
+RUNS=${CYCLES_TRUTH_RUNS:-9}
+measure() {
+	[ ${#WANTK[@]} -gt 0 ] || return 0
+	for k in "${WANTK[@]}"; do : >"$W/t.$k"; done
+	for r in $(seq "$RUNS"); do
+		for k in "${WANTK[@]}"; do
+			say "native $k, round $r of $RUNS"
+			eval "once ${WANTC[$k]}" >>"$W/t.$k"
+		done
+	done
+	for k in "${WANTK[@]}"; do
+		T[$k]=$(sort -g "$W/t.$k" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+		S[$k]=$(sort -g "$W/t.$k" | awk '{v[NR] = $1} END {printf "%.2f–%.2f", v[1], v[NR]}')
+		put "T.$k" "${T[$k]}"
+		put "S.$k" "${S[$k]}"
+	done
+	WANTK=()
 }
 
 # model KEY CMD... : record CMD, then its cycles under each configuration
@@ -278,7 +300,7 @@ pairs() {
 			done
 		done
 	done
-	echo "Truth: $TRUTH, median of 7 runs."
+	echo "Truth: $TRUTH, median of $RUNS runs; each run times every version once, in turn."
 	echo
 	echo "| pair | native (A) | native (B) | range A | range B | Δ truth | Δ model | E | E --branch-predictor | E --memory-renaming | E all + --cache | instructions B/A |"
 	echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
@@ -316,9 +338,10 @@ echo "Δ = time(B) / time(A), E = |Δ_truth − Δ_model|."
 echo
 for o in 0 1 2 3; do
 	gcc -O$o -o "$W/k$o" bench/cycles/kernels.c
-	truth "-O$o" "$W/k$o" "$ROUNDS"
+	want "-O$o" "$W/k$o" "$ROUNDS"
 	model "-O$o" "$W/k$o" 5
 done
+measure
 pairs "-O0 -O1" "-O1 -O2" "-O2 -O3" "-O0 -O3"
 fi
 
@@ -331,9 +354,10 @@ echo "string building and matching, sorting; unchanged on every version);"
 echo "truth: $LUA_ROUNDS rounds natively; model: 10 rounds. CPU znver3."
 echo
 for v in 5.1 5.2 5.3 5.4; do
-	truth "lua$v" lua$v bench/cycles/versions.lua "$LUA_ROUNDS"
+	want "lua$v" lua$v bench/cycles/versions.lua "$LUA_ROUNDS"
 	model "lua$v" lua$v bench/cycles/versions.lua 10
 done
+measure
 pairs "lua5.1 lua5.2" "lua5.2 lua5.3" "lua5.3 lua5.4" "lua5.1 lua5.4"
 fi
 
@@ -350,9 +374,10 @@ echo
 clang-13 -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -O0 -Xclang -disable-O0-optnone \
 	-emit-llvm -c lib/analysis/simpoint.c -o "$W/in.bc"
 for v in 13 14 15 16; do
-	truth "clang-$v" sh -c 'for i in $(seq "$1"); do "$2" -O2 -c "$3" -o "$4"; done' \
+	want "clang-$v" sh -c 'for i in $(seq "$1"); do "$2" -O2 -c "$3" -o "$4"; done' \
 		- "$CLANG_REPS" "clang-$v" "$W/in.bc" "$W/out.o"
 	model "clang-$v" clang-$v -O2 -c "$W/in.bc" -o "$W/out.o"
 done
+measure
 pairs "clang-13 clang-14" "clang-14 clang-15" "clang-15 clang-16" "clang-13 clang-16"
 fi
