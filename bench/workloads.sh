@@ -101,7 +101,7 @@ bench_gen_text() {
 			print s
 			out += length(s) + 1
 		}
-	}' | head -c "$bytes" >"$file.tmp" || return 1
+	}' >"$file.tmp" && truncate -s "$bytes" "$file.tmp" || return 1
 	touch -d "$BENCH_INPUT_MTIME" "$file.tmp" && mv "$file.tmp" "$file"
 }
 
