@@ -9,8 +9,10 @@
  * gt_b<k>_body, run the body n times (the stack pointer reset and a count
  * in the buffer between iterations), restore.  gt_b<k>_body is where each
  * iteration enters, so a DBT's block counter at that address counts the
- * iterations exactly.  For an AArch64 guest the same function comes from
- * emit-a64.c (x28 for r15); the driver's C is the same for both.
+ * iterations exactly.  Cold blocks with the same count model in a group
+ * run as one sequence in one such function (plan_sequences()).  For an
+ * AArch64 guest the same function comes from emit-a64.c (x28 for r15);
+ * the driver's C is the same for both.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbtp/disasm.h"
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
 
@@ -240,6 +243,17 @@ static const char driver[] =
     "\t\t}\n"
     "}\n"
     "\n"
+    "/* Block b runs in entry h: its own, or one of a sequence's. */\n"
+    "static int gt_has(const struct gt_hot *h, unsigned b)\n"
+    "{\n"
+    "\tif (h->block == b)\n"
+    "\t\treturn 1;\n"
+    "\tfor (unsigned i = 0; i < h->nalso; i++)\n"
+    "\t\tif (h->also[i] == b)\n"
+    "\t\t\treturn 1;\n"
+    "\treturn 0;\n"
+    "}\n"
+    "\n"
     "static double gt_now(void)\n"
     "{\n"
     "\tstruct timespec ts;\n"
@@ -309,7 +323,8 @@ static const char driver[] =
     "\t\tconst struct gt_group *g = &gt_groups[gt_th[c].g];\n"
     "\n"
     "\t\tfor (unsigned k = 0; k < g->nhot; k++)\n"
-    "\t\t\texecs += (uint64_t)((double)gt_count(g, &g->hot[k],\n"
+    "\t\t\texecs += (1 + g->hot[k].nalso) *\n"
+    "\t\t\t\t (uint64_t)((double)gt_count(g, &g->hot[k],\n"
     "\t\t\t\t\t\t gt_m[gt_th[c].g], gt_th[c].i) / eta);\n"
     "\t}\n"
     "\tif (counts) {\n"
@@ -321,7 +336,7 @@ static const char driver[] =
     "\t\t\t\tconst struct gt_group *g = &gt_groups[gt_th[c].g];\n"
     "\n"
     "\t\t\t\tfor (unsigned k = 0; k < g->nhot; k++)\n"
-    "\t\t\t\t\tif (g->hot[k].block == b)\n"
+    "\t\t\t\t\tif (gt_has(&g->hot[k], b))\n"
     "\t\t\t\t\t\tn += (uint64_t)((double)gt_count(\n"
     "\t\t\t\t\t\t    g, &g->hot[k], gt_m[gt_th[c].g],\n"
     "\t\t\t\t\t\t    gt_th[c].i) / eta);\n"
@@ -355,22 +370,48 @@ static const char driver[] =
     "\treturn 0;\n"
     "}\n";
 
+/*
+ * The groups' tables.  A block in a sequence (@seq_next[b]: the next
+ * member, @seq_head[b]: the first, or UINT32_MAX) is run by its first
+ * member's entry, which lists the others.
+ */
 static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 			      uint32_t ng, const uint8_t *emitted,
-			      const uint32_t *slot_of)
+			      const uint32_t *slot_of, const uint32_t *seq_head,
+			      const uint32_t *seq_next)
 {
 	for (uint32_t i = 0; i < ng; i++) {
+		for (uint32_t k = 0; k < g[i].nhot; k++) {
+			uint32_t b = g[i].hot[k].block, n = 0;
+
+			if (!emitted[b] || seq_head[b] != b)
+				continue;
+			fprintf(f, "static const unsigned gt_also%u_%u[] = {",
+				i, b);
+			for (uint32_t m = seq_next[b]; m != UINT32_MAX;
+			     m = seq_next[m])
+				fprintf(f, "%s%u", n++ ? ", " : "", slot_of[m]);
+			fprintf(f, "};\n");
+		}
 		fprintf(f, "static const struct gt_hot gt_hot%u[] = {\n", i);
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
-			uint32_t b = g[i].hot[k].block;
+			uint32_t b = g[i].hot[k].block, n = 0;
 
-			if (!emitted[b])
+			if (!emitted[b] ||
+			    (seq_head[b] != UINT32_MAX && seq_head[b] != b))
 				continue;
-			fprintf(f, "\t{gt_b%u, %u, %.17g, %.17g},\n", b,
+			for (uint32_t m = seq_next[b]; m != UINT32_MAX;
+			     m = seq_next[m])
+				n++;
+			fprintf(f, "\t{gt_b%u, %u, %.17g, %.17g, ", b,
 				slot_of[b], g[i].hot[k].theta,
 				g[i].hot[k].delta);
+			if (n)
+				fprintf(f, "gt_also%u_%u, %u},\n", i, b, n);
+			else
+				fprintf(f, "0, 0},\n");
 		}
-		fprintf(f, "\t{0, 0, 0, 0},\n};\n");
+		fprintf(f, "\t{0, 0, 0, 0, 0, 0},\n};\n");
 		fprintf(f, "static const double gt_shares%u[] = {", i);
 		for (uint32_t k = 0; k < g[i].nshares; k++)
 			fprintf(f, "%s%.17g", k ? ", " : "", g[i].shares[k]);
@@ -381,8 +422,12 @@ static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 	for (uint32_t i = 0; i < ng; i++) {
 		uint32_t n = 0;
 
-		for (uint32_t k = 0; k < g[i].nhot; k++)
-			n += emitted[g[i].hot[k].block];
+		for (uint32_t k = 0; k < g[i].nhot; k++) {
+			uint32_t b = g[i].hot[k].block;
+
+			n += emitted[b] &&
+			     (seq_head[b] == UINT32_MAX || seq_head[b] == b);
+		}
 		fprintf(f,
 			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, gt_shares%u, "
 			"%u, gt_hot%u, %u},\n",
@@ -599,15 +644,152 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A block's rewritten copies, before they are written out. */
+struct rewritten {
+	char *body[DBTP_GT_MAX_UNROLL], *slots;
+	unsigned u; /* copies */
+	int ok;	    /* rewritten (else skipped or not wanted) */
+};
+
+/*
+ * Sequences: the blocks of a group that get one copy and have the same
+ * count model (theta, delta) in it, and are in no other group, run one
+ * after another in one function, entered and left once a pass instead of
+ * once a block: one translation per block, as in the original program,
+ * where a function per block made four or five.  @seq_head[b] is the first
+ * member of b's sequence, @seq_next[b] the next (UINT32_MAX: none).
+ */
+static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
+			  uint32_t ng, const struct rewritten *rd,
+			  uint32_t *seq_head, uint32_t *seq_next, dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m), n1 = nb ? nb : 1;
+	uint8_t *groups = calloc(n1, 1);
+	uint32_t *tail = malloc(n1 * sizeof(*tail));
+	double *key = malloc(2 * n1 * sizeof(*key)); /* theta, delta */
+
+	if (!groups || !tail || !key) {
+		free(groups);
+		free(tail);
+		free(key);
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	}
+	for (uint32_t i = 0; i < ng; i++)
+		for (uint32_t k = 0; k < g[i].nhot; k++)
+			if (groups[g[i].hot[k].block] < 2)
+				groups[g[i].hot[k].block]++;
+	for (uint32_t i = 0; i < ng; i++) {
+		uint32_t n = 0; /* sequences of this group */
+
+		for (uint32_t k = 0; k < g[i].nhot; k++) {
+			const struct dbtp_gt_hot *h = &g[i].hot[k];
+			uint32_t c;
+
+			if (!rd[h->block].ok || rd[h->block].u != 1 ||
+			    groups[h->block] != 1)
+				continue;
+			for (c = 0; c < n; c++)
+				if (key[2 * c] == h->theta &&
+				    key[2 * c + 1] == h->delta)
+					break;
+			if (c == n) {
+				key[2 * n] = h->theta;
+				key[2 * n + 1] = h->delta;
+				n++;
+				seq_head[h->block] = h->block;
+			} else {
+				seq_head[h->block] = seq_head[tail[c]];
+				seq_next[tail[c]] = h->block;
+			}
+			tail[c] = h->block;
+		}
+		for (uint32_t c = 0; c < n; c++)
+			if (seq_head[tail[c]] == tail[c])
+				seq_head[tail[c]] = UINT32_MAX; /* alone */
+	}
+	free(groups);
+	free(tail);
+	free(key);
+	return 0;
+}
+
+/*
+ * The body of head @b's sequence: each member's copy under its own
+ * gt_b<k>_body label; the stack pointer reset at the start of the member
+ * after one that moves it; a jump to the next member where a member does
+ * not end its
+ * translation block by itself (its last instruction is no branch), so that
+ * every member's label starts a block for a DBT's counters.  *@st gets the
+ * members' union.
+ */
+static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
+			 const struct dbtp_gt_rw_stats *stat,
+			 const uint32_t *seq_next, uint32_t b, int a64,
+			 dbtp_disasm *dis, char **text, char **slots,
+			 struct dbtp_gt_rw_stats *st)
+{
+	size_t len, slen;
+	FILE *t = open_memstream(text, &len), *s;
+
+	if (!t)
+		return -1;
+	s = open_memstream(slots, &slen);
+	if (!s) {
+		fclose(t);
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	for (uint32_t k = b, prev = UINT32_MAX; k != UINT32_MAX;
+	     prev = k, k = seq_next[k]) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
+		uint32_t last = 0;
+
+		if (prev != UINT32_MAX) {
+			fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k,
+				k);
+			if (stat[prev].regs & (1u << (a64 ? 31 : 4)))
+				fprintf(t,
+					a64 ? "\tadd sp, x28, #%d\n"
+					    : "\tlea rsp, [r15 + %d]\n",
+					a64 ? DBTP_GT_STACK_MID - DBTP_GT_DATA
+					    : DBTP_GT_STACK_MID);
+		}
+		fputs(rd[k].body[0], t);
+		fputs(rd[k].slots, s);
+		st->regs |= stat[k].regs;
+		st->uses_avx |= stat[k].uses_avx;
+		st->uses_x87 |= stat[k].uses_x87;
+		if (seq_next[k] == UINT32_MAX)
+			break;
+		for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
+			last += bl->sizes[i];
+		if (!bl->ninsns ||
+		    dbtp_disasm_branch(dis, bl->bytes + last, bl->nbytes - last,
+				       bl->vaddr + last) <= DBTP_BR_NONE)
+			fprintf(t,
+				a64 ? "\tb gt_b%u_body\n"
+				    : "\tjmp gt_b%u_body\n",
+				seq_next[k]);
+	}
+	fclose(s);
+	fclose(t);
+	return 0;
+}
+
 int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		 FILE *f, struct dbtp_gt_summary *sum, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m), ng = dbtp_gt_model_ngroups(m);
 	const struct dbtp_gt_group *groups;
 	struct dbtp_gt_group naive;
-	uint32_t *slot_of = NULL, nemit = 0;
+	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
 	uint8_t *want = NULL;
+	struct rewritten *rd = NULL;
 	dbtp_gt_rw *rw = NULL;
+	dbtp_disasm *dis = NULL;
+	FILE *sf;
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
@@ -622,6 +804,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				    DBTP_GT_MAX_UNROLL);
 	if (dbtp_gt_rw_open(&rw, dbtp_gt_model_arch(m), err))
 		return -1;
+	if (dbtp_disasm_open(&dis, dbtp_gt_model_arch(m), err)) {
+		dbtp_gt_rw_close(rw);
+		return -1;
+	}
 	if (o->naive) {
 		if (naive_group(m, o, &naive, err))
 			goto out;
@@ -637,10 +823,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->emitted = calloc(nb ? nb : 1, 1);
 	want = calloc(nb ? nb : 1, 1);
 	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
-	if (!sum->stat || !sum->emitted || !want || !slot_of) {
-		dbtp_err_set(err, ENOMEM, "out of memory");
-		goto out;
-	}
+	seq_head = malloc((nb ? nb : 1) * sizeof(*seq_head));
+	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
+	rd = calloc(nb ? nb : 1, sizeof(*rd));
+	if (!sum->stat || !sum->emitted || !want || !slot_of || !seq_head ||
+	    !seq_next || !rd)
+		goto nomem;
+	for (uint32_t b = 0; b < nb; b++)
+		seq_head[b] = seq_next[b] = UINT32_MAX;
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
@@ -677,82 +867,93 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		       "\"=m\"(*(char(*)[512])(p)))\n\n"
 		       "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
 		       "\t\".text\\n\"\n");
+	/* Rewrite every wanted block: its copies' text in rd[b]. */
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-		char *body[DBTP_GT_MAX_UNROLL] = {0}, *slots = NULL;
-		size_t bl_len = 0, sl_len = 0;
-		FILE *sf;
-		char *fn = NULL;
-		size_t fn_len = 0;
-		FILE *ff;
-		int r = 0;
-		unsigned u = umax;
+		struct rewritten *r = &rd[b];
+		size_t len;
+		int bad = 0;
 
 		/* Copies cost translation: only blocks run at least
 		 * DBTP_GT_UNROLL_MIN times a copy (per profile) get them. */
-		while (u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
-				    (uint64_t)u * DBTP_GT_UNROLL_MIN)
-			u >>= 1;
-
+		r->u = umax;
+		while (r->u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
+				       (uint64_t)r->u * DBTP_GT_UNROLL_MIN)
+			r->u >>= 1;
 		if (!want[b])
 			continue;
-		sf = open_memstream(&slots, &sl_len);
-		if (!sf) {
-			dbtp_err_set(err, ENOMEM, "out of memory");
-			goto out;
-		}
-		for (unsigned j = 0; j < u && !r; j++) {
-			FILE *bf = open_memstream(&body[j], &bl_len);
+		sf = open_memstream(&r->slots, &len);
+		if (!sf)
+			goto nomem;
+		for (unsigned j = 0; j < r->u && !bad; j++) {
+			FILE *bf = open_memstream(&r->body[j], &len);
 			struct dbtp_gt_rw_stats st;
 
 			if (!bf) {
 				fclose(sf);
-				for (unsigned k = 0; k < j; k++)
-					free(body[k]);
-				free(slots);
-				dbtp_err_set(err, ENOMEM, "out of memory");
-				goto out;
+				goto nomem;
 			}
-			r = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
-					     bl->bytes, bl->nbytes, bl->ninsns,
-					     bl->sizes, bl->vaddr, bf, sf, &st,
-					     NULL);
+			bad = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
+					       bl->bytes, bl->nbytes,
+					       bl->ninsns, bl->sizes, bl->vaddr,
+					       bf, sf, &st, NULL);
 			fclose(bf);
 			if (!j)
 				sum->stat[b] = st;
 		}
 		fclose(sf);
-		if (r) {
+		if (bad)
 			sum->skipped++;
-			for (unsigned j = 0; j < u; j++)
-				free(body[j]);
-			free(slots);
+		else
+			r->ok = 1;
+	}
+	if (!o->naive &&
+	    plan_sequences(m, groups, ng, rd, seq_head, seq_next, err))
+		goto out;
+	for (uint32_t b = 0; b < nb; b++) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+		struct rewritten *r = &rd[b];
+		struct dbtp_gt_rw_stats st = sum->stat[b];
+		char *seq = NULL, *seq_slots = NULL, *fn = NULL;
+		char *const *body = r->body;
+		const char *slots = r->slots;
+		size_t fn_len = 0;
+		FILE *ff;
+
+		if (!r->ok || (seq_head[b] != UINT32_MAX && seq_head[b] != b))
 			continue;
+		if (seq_head[b] == b) {
+			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
+					  dis, &seq, &seq_slots, &st))
+				goto nomem;
+			body = &seq;
+			slots = seq_slots;
 		}
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
-			for (unsigned j = 0; j < u; j++)
-				free(body[j]);
-			free(slots);
-			dbtp_err_set(err, ENOMEM, "out of memory");
-			goto out;
+			free(seq);
+			free(seq_slots);
+			goto nomem;
 		}
-		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions\n", b,
-			bl->vaddr, bl->ninsns);
+		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions%s\n",
+			b, bl->vaddr, bl->ninsns,
+			seq ? ", with the rest of its sequence" : "");
 		if (a64)
-			dbtp_gt_emit_function_a64(ff, b, u, body, slots,
-						  &sum->stat[b]);
+			dbtp_gt_emit_function_a64(ff, b, seq ? 1 : r->u, body,
+						  slots, &st);
 		else
-			emit_function(ff, b, u, body, slots, &sum->stat[b]);
+			emit_function(ff, b, seq ? 1 : r->u, body, slots, &st);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
-		for (unsigned j = 0; j < u; j++)
-			free(body[j]);
-		free(slots);
-		sum->emitted[b] = 1;
-		slot_of[b] = nemit++;
+		free(seq);
+		free(seq_slots);
 	}
+	for (uint32_t b = 0; b < nb; b++)
+		if (rd[b].ok) {
+			sum->emitted[b] = 1;
+			slot_of[b] = nemit++;
+		}
 	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
 	sum->blocks = nemit;
 	for (uint32_t b = 0; b < nb; b++)
@@ -760,7 +961,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			fprintf(f, "void gt_b%u(void *buf, uint64_t n);\n", b);
 	fprintf(f,
 		"\nstruct gt_hot {\n\tvoid (*fn)(void *buf, uint64_t n);\n"
-		"\tunsigned block;\n\tdouble theta, delta;\n};\n"
+		"\tunsigned block;\n\tdouble theta, delta;\n"
+		"\tconst unsigned *also; /* the rest of a sequence */\n"
+		"\tunsigned nalso;\n};\n"
 		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
 		"\tdouble create_at, join_at;\n\tint even;\n"
 		"\tconst double *shares;\n\tunsigned nshares;\n"
@@ -778,7 +981,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			fprintf(f, "%s0x%" PRIx64, n++ ? ", " : "",
 				dbtp_gt_model_block(m, b)->vaddr);
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
-	emit_group_tables(f, groups, ng, sum->emitted, slot_of);
+	emit_group_tables(f, groups, ng, sum->emitted, slot_of, seq_head,
+			  seq_next);
 	fputs(driver, f);
 	/* Dynamic coverage at the largest profiled thread parameter. */
 	for (uint32_t i = 0; i < ng; i++) {
@@ -810,10 +1014,22 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		goto out;
 	}
 	rc = 0;
+	goto out;
+nomem:
+	dbtp_err_set(err, ENOMEM, "out of memory");
 out:
 	free(naive.hot);
 	free(want);
 	free(slot_of);
+	free(seq_head);
+	free(seq_next);
+	for (uint32_t b = 0; rd && b < nb; b++) {
+		for (unsigned j = 0; j < DBTP_GT_MAX_UNROLL; j++)
+			free(rd[b].body[j]);
+		free(rd[b].slots);
+	}
+	free(rd);
+	dbtp_disasm_close(dis);
 	dbtp_gt_rw_close(rw);
 	if (rc)
 		dbtp_gt_summary_free(sum);

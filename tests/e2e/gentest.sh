@@ -88,6 +88,11 @@ exact "$G/x86_64/threads" threads
 for g in rep memops nested syscalls threads_reuse; do
 	exact "$G/x86_64/$g" "$g"
 done
+# Blocks of a group with one copy and the same count model run as one
+# sequence: nested's entry and exit block (once each) share gt_b0, and
+# the exit block's label is still a block of its own (measured above).
+contains "nested sequence" "with the rest of its sequence" "$(cat "$T/nested.c")"
+eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed 's/^\t"//; s/\\n"$//' "$T/nested.c"))"
 grep -q 'rep movsb' "$T/rep.c" || fail "rep: no rep movsb kept"
 # blocks in address order: entry, the rep movsb block 100 times (once per
 # byte), the block after it, rep stosq 8 times, exit
