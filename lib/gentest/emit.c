@@ -717,10 +717,9 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
  * The body of head @b's sequence: each member's copy under its own
  * gt_b<k>_body label; the stack pointer reset at the start of the member
  * after one that moves it; a jump to the next member where a member does
- * not end its
- * translation block by itself (its last instruction is no branch), so that
- * every member's label starts a block for a DBT's counters.  *@st gets the
- * members' union.
+ * not end its translation block by itself (its last instruction is no
+ * branch), so that every member's label starts a block for a DBT's
+ * counters.  *@st gets the members' union.
  */
 static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const struct dbtp_gt_rw_stats *stat,
