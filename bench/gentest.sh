@@ -4,6 +4,9 @@
 #
 #   bash bench/gentest.sh [WORKLOAD...]      default: sha256 pigz
 #
+# Workloads: sha256, pigz, kernels-a64 (bench/cycles/kernels.c built with
+# aarch64-linux-gnu-gcc, run under qemu-aarch64).
+#
 # For each workload: profile it with `dbtprof record` (pigz at -p 2, 3 and
 # 4), generate the test program (`dbtprof gentest`), build it, and run
 # `dbtprof gentest validate` with the default configurations, the
@@ -69,6 +72,23 @@ for w in "$@"; do
 			"$out/pigz4.trace:4" >"$out/pigz.summary"
 		cc -O2 -pthread -Wall -Wextra "$out/pigz.c" -o "$out/pigz-test"
 		validate pigz-8 "${cmd/-p 4/-p 8}" "$out/pigz-test --quiet --threads 8 --scale $scale"
+		;;
+	kernels-a64)
+		# bench/cycles/kernels.c (matrix multiply, insertion sort,
+		# sieve, hash) built for AArch64, profiled and validated
+		# under qemu-aarch64
+		rounds=100
+		[ "$BENCH_SCALE" = full ] && rounds=1000
+		aarch64-linux-gnu-gcc -O2 -static -o "$out/kernels-a64" \
+			"$root/bench/cycles/kernels.c"
+		"$D" record -q -o "$out/kernels-a64.trace" -- \
+			"$out/kernels-a64" "$rounds" >/dev/null
+		"$D" gentest -o "$out/kernels-a64.c" "$out/kernels-a64.trace" \
+			>"$out/kernels-a64.summary"
+		aarch64-linux-gnu-gcc -O2 -static -pthread -Wall -Wextra \
+			"$out/kernels-a64.c" -o "$out/kernels-a64-test"
+		validate kernels-a64 "$out/kernels-a64 $rounds" \
+			"$out/kernels-a64-test --quiet --scale $scale"
 		;;
 	*)
 		echo "bench/gentest.sh: unknown workload '$w'" >&2
