@@ -183,8 +183,8 @@ static uint32_t pend_count; /* entries in pend_blocks */
  * over to the per-thread buffers.
  */
 #define ONE_MAX_BLOCKS (1u << 20)
-static uint32_t one_max = ONE_MAX_BLOCKS; /* single=N */
 #define ONE_PTR_MASK ((UINT64_C(1) << 48) - 1)
+static uint32_t one_max = ONE_MAX_BLOCKS; /* single=N */
 static uint64_t *one_execs;
 static struct {
 	_Alignas(64) uint64_t insns, end; /* as thr's binsns and bend */
@@ -1057,6 +1057,24 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 
 /* --- bbv mode, one guest thread ---------------------------------------- */
 
+/* The counter a callback argument points at. */
+static inline uint64_t *one_ctr(uintptr_t arg)
+{
+	return (uint64_t *)(arg & ONE_PTR_MASK);
+}
+
+/* Counter @c's block id. */
+static inline uint32_t one_id(const uint64_t *c)
+{
+	return (uint32_t)(c - one_execs);
+}
+
+/* Counter @c's block (NULL for NULL: no block yet). */
+static inline const struct dbtp_block *one_block(const uint64_t *c)
+{
+	return c ? &blk_get(one_id(c))->d : NULL;
+}
+
 /* Queue the interval counted so far as thread @t's, with @flags. */
 static void one_close(struct thr *t, unsigned flags)
 {
@@ -1080,7 +1098,7 @@ static void one_close(struct thr *t, unsigned flags)
 static __attribute__((noinline)) void one_more(uint64_t *c, uint64_t x)
 {
 	if (!x)
-		one.touch[one.ntouch++] = (uint32_t)(c - one_execs);
+		one.touch[one.ntouch++] = one_id(c);
 	if (one.insns >= one.end &&
 	    dbtp_interval_cut(&one.end, one.insns, bbv_interval))
 		one_close(thr_cur(), 0);
@@ -1089,7 +1107,7 @@ static __attribute__((noinline)) void one_more(uint64_t *c, uint64_t x)
 /* A block has run: bbv_count()'s rule, on the callback's own counters. */
 static inline void one_count(uintptr_t arg)
 {
-	uint64_t *c = (uint64_t *)(arg & ONE_PTR_MASK);
+	uint64_t *c = one_ctr(arg);
 	uint64_t x = (*c)++;
 
 	one.insns += arg >> 48;
@@ -1100,9 +1118,7 @@ static inline void one_count(uintptr_t arg)
 static __attribute__((noinline)) void one_slow(unsigned int vcpu, uintptr_t arg)
 {
 	if (one.multi)
-		on_tb_exec(
-		    vcpu, (void *)(uintptr_t)((uint64_t *)(arg & ONE_PTR_MASK) -
-					      one_execs));
+		on_tb_exec(vcpu, (void *)(uintptr_t)one_id(one_ctr(arg)));
 }
 
 /* The callback of every block while the guest has one thread... */
@@ -1122,22 +1138,21 @@ static void on_tb_exec_one_prev(unsigned int vcpu, void *udata)
 		return;
 	}
 	one_count((uintptr_t)udata);
-	one.prev = (uint64_t *)((uintptr_t)udata & ONE_PTR_MASK);
+	one.prev = one_ctr((uintptr_t)udata);
 }
 
 /* ... and for a lone rep string instruction with rep=insn: its repeat
  * passes count nothing. */
 static void on_tb_exec_one_rep(unsigned int vcpu, void *udata)
 {
-	uint64_t *c = (uint64_t *)((uintptr_t)udata & ONE_PTR_MASK);
+	uint64_t *c = one_ctr((uintptr_t)udata);
 
 	if (unlikely(one.slow)) {
 		one_slow(vcpu, (uintptr_t)udata);
 		return;
 	}
-	if (dbtp_bbv_block_insns(
-		one.prev ? &blk_get((uint32_t)(one.prev - one_execs))->d : NULL,
-		&blk_get((uint32_t)(c - one_execs))->d, arch, bbv_rep_insn))
+	if (dbtp_bbv_block_insns(one_block(one.prev), one_block(c), arch,
+				 bbv_rep_insn))
 		one_count((uintptr_t)udata);
 	one.prev = c;
 }
@@ -1154,7 +1169,7 @@ static void one_to_threads(void)
 	if (one.multi || one.frozen)
 		return;
 	t = thr_cur();
-	if (nblk && nblk > t->bcap && bbv_grow(t, nblk - 1)) {
+	if (nblk > t->bcap && bbv_grow(t, nblk - 1)) {
 		complain("dbtprof plugin: out of memory for counters");
 		abort();
 	}
@@ -1167,8 +1182,7 @@ static void one_to_threads(void)
 	one.ntouch = 0;
 	t->binsns = one.insns;
 	t->bend = one.end;
-	t->bprev =
-	    one.prev ? &blk_get((uint32_t)(one.prev - one_execs))->d : NULL;
+	t->bprev = one_block(one.prev);
 	one.multi = one.slow = 1;
 }
 

@@ -371,9 +371,29 @@ static const char driver[] =
     "}\n";
 
 /*
- * The groups' tables.  A block in a sequence (@seq_next[b]: the next
- * member, @seq_head[b]: the first, or UINT32_MAX) is run by its first
- * member's entry, which lists the others.
+ * Sequences (plan_sequences()): @seq_head[b] is the first member of b's
+ * sequence, @seq_next[b] the next member (UINT32_MAX: none).
+ */
+
+/* Block @b runs in another block's sequence, not by an entry of its own. */
+static int seq_member(const uint32_t *seq_head, uint32_t b)
+{
+	return seq_head[b] != UINT32_MAX && seq_head[b] != b;
+}
+
+/* Members of head @b's sequence after @b. */
+static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
+{
+	uint32_t n = 0;
+
+	for (uint32_t m = seq_next[b]; m != UINT32_MAX; m = seq_next[m])
+		n++;
+	return n;
+}
+
+/*
+ * The groups' tables.  A sequence runs by its first member's entry, which
+ * lists the others.
  */
 static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 			      uint32_t ng, const uint8_t *emitted,
@@ -395,14 +415,11 @@ static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 		}
 		fprintf(f, "static const struct gt_hot gt_hot%u[] = {\n", i);
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
-			uint32_t b = g[i].hot[k].block, n = 0;
+			uint32_t b = g[i].hot[k].block, n;
 
-			if (!emitted[b] ||
-			    (seq_head[b] != UINT32_MAX && seq_head[b] != b))
+			if (!emitted[b] || seq_member(seq_head, b))
 				continue;
-			for (uint32_t m = seq_next[b]; m != UINT32_MAX;
-			     m = seq_next[m])
-				n++;
+			n = seq_rest(seq_next, b);
 			fprintf(f, "\t{gt_b%u, %u, %.17g, %.17g, ", b,
 				slot_of[b], g[i].hot[k].theta,
 				g[i].hot[k].delta);
@@ -425,8 +442,7 @@ static void emit_group_tables(FILE *f, const struct dbtp_gt_group *g,
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
 			uint32_t b = g[i].hot[k].block;
 
-			n += emitted[b] &&
-			     (seq_head[b] == UINT32_MAX || seq_head[b] == b);
+			n += emitted[b] && !seq_member(seq_head, b);
 		}
 		fprintf(f,
 			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, gt_shares%u, "
@@ -656,8 +672,7 @@ struct rewritten {
  * count model (theta, delta) in it, and are in no other group, run one
  * after another in one function, entered and left once a pass instead of
  * once a block: one translation per block, as in the original program,
- * where a function per block made four or five.  @seq_head[b] is the first
- * member of b's sequence, @seq_next[b] the next (UINT32_MAX: none).
+ * where a function per block made four or five.
  */
 static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			  uint32_t ng, const struct rewritten *rd,
@@ -873,14 +888,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t len;
 		int bad = 0;
 
+		if (!want[b])
+			continue;
 		/* Copies cost translation: only blocks run at least
 		 * DBTP_GT_UNROLL_MIN times a copy (per profile) get them. */
 		r->u = umax;
 		while (r->u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
 				       (uint64_t)r->u * DBTP_GT_UNROLL_MIN)
 			r->u >>= 1;
-		if (!want[b])
-			continue;
 		sf = open_memstream(&r->slots, &len);
 		if (!sf)
 			goto nomem;
@@ -919,7 +934,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0;
 		FILE *ff;
 
-		if (!r->ok || (seq_head[b] != UINT32_MAX && seq_head[b] != b))
+		if (!r->ok || seq_member(seq_head, b))
 			continue;
 		if (seq_head[b] == b) {
 			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
