@@ -183,6 +183,8 @@ struct dbtp_gt_rw_stats {
 	uint32_t helpers;
 	int uses_avx, uses_x87;
 	uint32_t regs;
+	int moves_sp;  /* writes the stack pointer (push, call, sub rsp, ...) */
+	int jumps_out; /* ends with a jump: its last instruction was dropped */
 };
 
 /*
@@ -216,6 +218,17 @@ struct dbtp_gt_rw_stats {
  * DBTP_GT_UNROLL_MIN times each in a profile (on average): copies cost
  * translation time, which cold blocks would not win back. */
 #define DBTP_GT_UNROLL_MIN 256
+/* A sequence of blocks (blocks with one count model, run one after another
+ * in one loop) gets fewer copies than its members would alone: halved
+ * while a pass of half as many still runs this many instructions. */
+#define DBTP_GT_SEQ_LEN 128
+/* A block of at least this many instructions whose last is no branch was
+ * taken to be ended by QEMU for its size (sha256's unrolled rounds end
+ * after 151 instructions, at QEMU's limit of TCG ops): a sequence leaves
+ * it open, as QEMU ends the member at the same size.  A shorter one (a
+ * page boundary, a repeated string instruction) gets a jump to the next
+ * member. */
+#define DBTP_GT_OPEN_MIN 64
 
 typedef struct dbtp_gt_rw dbtp_gt_rw;
 

@@ -80,7 +80,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tbr x9\n",
 		stack, id, id);
 	dbtp_gt_emit_copies(f, id, u, body);
-	if (st->regs & (1u << 31))
+	if (st->moves_sp)
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
 	if (cr >= 0)
 		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);

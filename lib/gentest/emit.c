@@ -546,7 +546,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tjmp qword ptr [rcx + rax * 8]\n",
 		DBTP_GT_STACK_MID, id);
 	dbtp_gt_emit_copies(f, id, u, body);
-	if (st->regs & (1u << 4))
+	if (st->moves_sp)
 		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
 	fprintf(f,
 		"\tdec %s\n"
@@ -667,21 +667,30 @@ struct rewritten {
 	int ok;	    /* rewritten (else skipped or not wanted) */
 };
 
+static void free_texts(char **body, char *slots)
+{
+	for (unsigned j = 0; j < DBTP_GT_MAX_UNROLL; j++)
+		free(body[j]);
+	free(slots);
+}
+
 /*
- * Sequences: the blocks of a group that get one copy and have the same
- * count model (theta, delta) in it, and are in no other group, run one
- * after another in one function, entered and left once a pass instead of
- * once a block: one translation per block, as in the original program,
- * where a function per block made four or five.
+ * Sequences: the blocks of a group with the same count model (theta,
+ * delta) in it, in no other group, run one after another in one function,
+ * in address order, entered and left once a pass instead of once a block:
+ * one translation per block, as in the original program, where a function
+ * per block made four or five.  With @pre the plan is made before the
+ * blocks are rewritten (to choose the copies); after, only blocks that
+ * were rewritten, with the same number of copies, share a sequence.
  */
 static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
-			  uint32_t ng, const struct rewritten *rd,
+			  uint32_t ng, const struct rewritten *rd, int pre,
 			  uint32_t *seq_head, uint32_t *seq_next, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m), n1 = nb ? nb : 1;
 	uint8_t *groups = calloc(n1, 1);
 	uint32_t *tail = malloc(n1 * sizeof(*tail));
-	double *key = malloc(2 * n1 * sizeof(*key)); /* theta, delta */
+	double *key = malloc(3 * n1 * sizeof(*key)); /* theta, delta, copies */
 
 	if (!groups || !tail || !key) {
 		free(groups);
@@ -689,6 +698,8 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		free(key);
 		return dbtp_err_set(err, ENOMEM, "out of memory");
 	}
+	for (uint32_t b = 0; b < nb; b++)
+		seq_head[b] = seq_next[b] = UINT32_MAX;
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < g[i].nhot; k++)
 			if (groups[g[i].hot[k].block] < 2)
@@ -698,18 +709,20 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
 			const struct dbtp_gt_hot *h = &g[i].hot[k];
+			double u = pre ? 0 : rd[h->block].u;
 			uint32_t c;
 
-			if (!rd[h->block].ok || rd[h->block].u != 1 ||
-			    groups[h->block] != 1)
+			if (!(pre || rd[h->block].ok) || groups[h->block] != 1)
 				continue;
 			for (c = 0; c < n; c++)
-				if (key[2 * c] == h->theta &&
-				    key[2 * c + 1] == h->delta)
+				if (key[3 * c] == h->theta &&
+				    key[3 * c + 1] == h->delta &&
+				    key[3 * c + 2] == u)
 					break;
 			if (c == n) {
-				key[2 * n] = h->theta;
-				key[2 * n + 1] = h->delta;
+				key[3 * n] = h->theta;
+				key[3 * n + 1] = h->delta;
+				key[3 * n + 2] = u;
 				n++;
 				seq_head[h->block] = h->block;
 			} else {
@@ -728,13 +741,80 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
+/* Copies a block gets by its count: as many, up to @umax, as it runs
+ * DBTP_GT_UNROLL_MIN times each in a profile (on average). */
+static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax)
+{
+	uint64_t per =
+	    dbtp_gt_model_block(m, b)->count / dbtp_gt_model_nprofiles(m);
+	unsigned u = umax;
+
+	while (u > 1 && per < (uint64_t)u * DBTP_GT_UNROLL_MIN)
+		u >>= 1;
+	return u;
+}
+
 /*
- * The body of head @b's sequence: each member's copy under its own
- * gt_b<k>_body label; the stack pointer reset at the start of the member
- * after one that moves it; a jump to the next member where a member does
- * not end its translation block by itself (its last instruction is no
- * branch), so that every member's label starts a block for a DBT's
- * counters.  *@st gets the members' union.
+ * The copies of every block: its own (block_copies()) if it runs alone; a
+ * sequence's members share the fewest of theirs, halved while a pass of
+ * half as many would still run DBTP_GT_SEQ_LEN instructions.
+ */
+static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
+		       uint32_t ng, struct rewritten *rd, unsigned umax,
+		       int naive, uint32_t *seq_head, uint32_t *seq_next,
+		       dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+
+	for (uint32_t b = 0; b < nb; b++)
+		rd[b].u = block_copies(m, b, umax);
+	if (naive)
+		return 0;
+	if (plan_sequences(m, g, ng, rd, 1, seq_head, seq_next, err))
+		return -1;
+	for (uint32_t b = 0; b < nb; b++) {
+		uint64_t len = 0;
+		unsigned u = umax;
+
+		if (seq_head[b] != b)
+			continue;
+		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+			len += dbtp_gt_model_block(m, k)->ninsns;
+			if (rd[k].u < u)
+				u = rd[k].u;
+		}
+		while (u > 1 && (u / 2) * len >= DBTP_GT_SEQ_LEN)
+			u >>= 1;
+		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+			rd[k].u = u;
+	}
+	return 0;
+}
+
+/* The label of copy @j of block @k: where a DBT's block counter counts
+ * its executions. */
+static void put_label(FILE *t, uint32_t k, unsigned j, int def)
+{
+	if (def && j)
+		fprintf(t, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", k, j, k, j);
+	else if (def)
+		fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k, k);
+	else if (j)
+		fprintf(t, "gt_b%u_c%u", k, j);
+	else
+		fprintf(t, "gt_b%u_body", k);
+}
+
+/*
+ * The copies of head @b's sequence, text[j] for copy j of rd[b].u: each
+ * member's copy under its own label (put_label()); the stack pointer reset
+ * at the start of the member after one that moves it; a jump to the next
+ * member (or the next copy's first) where a short member does not end its
+ * translation block by itself (its last instruction is no branch), so
+ * that every member's label starts a block for a DBT's counters.  A long
+ * one is left open (DBTP_GT_OPEN_MIN), and one whose dropped last
+ * instruction the rewriter replaced by a jump needs none.  *@st gets the
+ * members' union, *@slots their slots.
  */
 static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const struct dbtp_gt_rw_stats *stat,
@@ -742,53 +822,66 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 dbtp_disasm *dis, char **text, char **slots,
 			 struct dbtp_gt_rw_stats *st)
 {
-	size_t len, slen;
-	FILE *t = open_memstream(text, &len), *s;
+	uint32_t last = b;
+	unsigned u = rd[b].u;
+	size_t len;
+	FILE *s = open_memstream(slots, &len);
 
-	if (!t)
+	if (!s)
 		return -1;
-	s = open_memstream(slots, &slen);
-	if (!s) {
-		fclose(t);
-		free(*text);
-		*text = NULL;
-		return -1;
-	}
 	memset(st, 0, sizeof(*st));
-	for (uint32_t k = b, prev = UINT32_MAX; k != UINT32_MAX;
-	     prev = k, k = seq_next[k]) {
-		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
-		uint32_t last = 0;
+	while (seq_next[last] != UINT32_MAX)
+		last = seq_next[last];
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		fputs(rd[k].slots, s);
+		st->regs |= stat[k].regs;
+		st->uses_avx |= stat[k].uses_avx;
+		st->uses_x87 |= stat[k].uses_x87;
+		st->moves_sp |= stat[k].moves_sp;
+	}
+	fclose(s);
+	for (unsigned j = 0; j < u; j++) {
+		FILE *t = open_memstream(&text[j], &len);
 
-		if (prev != UINT32_MAX) {
-			fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k,
-				k);
-			if (stat[prev].regs & (1u << (a64 ? 31 : 4)))
+		if (!t)
+			return -1;
+		for (uint32_t k = b, prev = j ? last : UINT32_MAX;
+		     k != UINT32_MAX; prev = k, k = seq_next[k]) {
+			const struct dbtp_gt_block *bl =
+			    dbtp_gt_model_block(m, k);
+			uint32_t next = seq_next[k], at = 0;
+			unsigned nj = j;
+
+			if (k != b)
+				put_label(t, k, j, 1);
+			if (prev != UINT32_MAX && stat[prev].moves_sp)
 				fprintf(t,
 					a64 ? "\tadd sp, x28, #%d\n"
 					    : "\tlea rsp, [r15 + %d]\n",
 					a64 ? DBTP_GT_STACK_MID - DBTP_GT_DATA
 					    : DBTP_GT_STACK_MID);
+			fputs(rd[k].body[j], t);
+			if (next == UINT32_MAX && j + 1 < u) {
+				next = b;
+				nj = j + 1;
+			}
+			if (next == UINT32_MAX)
+				break;
+			if (stat[k].jumps_out || bl->ninsns >= DBTP_GT_OPEN_MIN)
+				continue;
+			for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
+				at += bl->sizes[i];
+			if (bl->ninsns &&
+			    dbtp_disasm_branch(dis, bl->bytes + at,
+					       bl->nbytes - at,
+					       bl->vaddr + at) > DBTP_BR_NONE)
+				continue;
+			fputs(a64 ? "\tb " : "\tjmp ", t);
+			put_label(t, next, nj, 0);
+			fputc('\n', t);
 		}
-		fputs(rd[k].body[0], t);
-		fputs(rd[k].slots, s);
-		st->regs |= stat[k].regs;
-		st->uses_avx |= stat[k].uses_avx;
-		st->uses_x87 |= stat[k].uses_x87;
-		if (seq_next[k] == UINT32_MAX)
-			break;
-		for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
-			last += bl->sizes[i];
-		if (!bl->ninsns ||
-		    dbtp_disasm_branch(dis, bl->bytes + last, bl->nbytes - last,
-				       bl->vaddr + last) <= DBTP_BR_NONE)
-			fprintf(t,
-				a64 ? "\tb gt_b%u_body\n"
-				    : "\tjmp gt_b%u_body\n",
-				seq_next[k]);
+		fclose(t);
 	}
-	fclose(s);
-	fclose(t);
 	return 0;
 }
 
@@ -843,11 +936,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	if (!sum->stat || !sum->emitted || !want || !slot_of || !seq_head ||
 	    !seq_next || !rd)
 		goto nomem;
-	for (uint32_t b = 0; b < nb; b++)
-		seq_head[b] = seq_next[b] = UINT32_MAX;
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
+	if (plan_copies(m, groups, ng, rd, umax, o->naive, seq_head, seq_next,
+			err))
+		goto out;
 
 	fprintf(
 	    f,
@@ -890,12 +984,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!want[b])
 			continue;
-		/* Copies cost translation: only blocks run at least
-		 * DBTP_GT_UNROLL_MIN times a copy (per profile) get them. */
-		r->u = umax;
-		while (r->u > 1 && bl->count / dbtp_gt_model_nprofiles(m) <
-				       (uint64_t)r->u * DBTP_GT_UNROLL_MIN)
-			r->u >>= 1;
 		sf = open_memstream(&r->slots, &len);
 		if (!sf)
 			goto nomem;
@@ -922,46 +1010,50 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			r->ok = 1;
 	}
 	if (!o->naive &&
-	    plan_sequences(m, groups, ng, rd, seq_head, seq_next, err))
+	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
 		goto out;
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
 		struct rewritten *r = &rd[b];
 		struct dbtp_gt_rw_stats st = sum->stat[b];
-		char *seq = NULL, *seq_slots = NULL, *fn = NULL;
-		char *const *body = r->body;
+		char *seq[DBTP_GT_MAX_UNROLL] = {0}, *seq_slots = NULL;
+		char *fn = NULL, *const *body = r->body;
 		const char *slots = r->slots;
 		size_t fn_len = 0;
-		FILE *ff;
+		FILE *ff = NULL;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
 		if (seq_head[b] == b) {
-			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
-					  dis, &seq, &seq_slots, &st))
+			int bad = sequence_text(m, rd, sum->stat, seq_next, b,
+						a64, dis, seq, &seq_slots, &st);
+
+			if (!bad) {
+				body = seq;
+				slots = seq_slots;
+				ff = open_memstream(&fn, &fn_len);
+			}
+			if (bad || !ff) {
+				free_texts(seq, seq_slots);
 				goto nomem;
-			body = &seq;
-			slots = seq_slots;
-		}
-		ff = open_memstream(&fn, &fn_len);
-		if (!ff) {
-			free(seq);
-			free(seq_slots);
-			goto nomem;
+			}
+		} else {
+			ff = open_memstream(&fn, &fn_len);
+			if (!ff)
+				goto nomem;
 		}
 		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions%s\n",
 			b, bl->vaddr, bl->ninsns,
-			seq ? ", with the rest of its sequence" : "");
+			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64)
-			dbtp_gt_emit_function_a64(ff, b, seq ? 1 : r->u, body,
-						  slots, &st);
+			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
+						  &st);
 		else
-			emit_function(ff, b, seq ? 1 : r->u, body, slots, &st);
+			emit_function(ff, b, r->u, body, slots, &st);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
-		free(seq);
-		free(seq_slots);
+		free_texts(seq, seq_slots);
 	}
 	for (uint32_t b = 0; b < nb; b++)
 		if (rd[b].ok) {
@@ -1037,11 +1129,8 @@ out:
 	free(slot_of);
 	free(seq_head);
 	free(seq_next);
-	for (uint32_t b = 0; rd && b < nb; b++) {
-		for (unsigned j = 0; j < DBTP_GT_MAX_UNROLL; j++)
-			free(rd[b].body[j]);
-		free(rd[b].slots);
-	}
+	for (uint32_t b = 0; rd && b < nb; b++)
+		free_texts(rd[b].body, rd[b].slots);
 	free(rd);
 	dbtp_disasm_close(dis);
 	dbtp_gt_rw_close(rw);

@@ -261,6 +261,7 @@ static void sp_reset(struct ctx *c)
 	snprintf(t, sizeof(t), "add sp, x%d, #%d", BASE, STACK_OFF);
 	helper(c, t);
 	c->st->regs |= 1u << SP_BIT;
+	c->st->moves_sp = 1;
 }
 
 /* A kept instruction moves sp by @d: past the budget, reset sp first.
@@ -270,6 +271,7 @@ static int sp_move(struct ctx *c, int64_t d)
 	uint32_t a = (uint32_t)(d < 0 ? -d : d);
 
 	c->st->regs |= 1u << SP_BIT;
+	c->st->moves_sp = 1;
 	if (c->sp_used + a <= DBTP_GT_A64_SP_BUDGET) {
 		c->sp_used += a;
 		return 0;
@@ -327,8 +329,10 @@ static void use_fields(struct ctx *c, uint32_t w, int rs, int rt2)
 		use(c, bits(w, 16, 5));
 	if (rt2)
 		use(c, bits(w, 10, 5));
-	if (bits(w, 5, 5) == 31)
+	if (bits(w, 5, 5) == 31) { /* perhaps with writeback */
 		c->st->regs |= 1u << SP_BIT;
+		c->st->moves_sp = 1;
+	}
 }
 
 /* Exclusives, load-acquire/store-release, compare and swap: [Xn] only. */
@@ -643,6 +647,7 @@ static int sp_write(struct ctx *c, uint32_t w)
 	if (rd != 31 || !(addsub_imm || logic_imm || addsub_ext))
 		return 0;
 	c->st->regs |= 1u << SP_BIT;
+	c->st->moves_sp = 1;
 	if (addsub_imm && rn == 31 && (w >> 31)) {
 		int64_t imm = (int64_t)bits(w, 10, 12)
 			      << (bits(w, 22, 1) ? 12 : 0);
@@ -855,6 +860,7 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	if (!c.ends) {
 		fprintf(f, "\tb .Lg%u_%u\n", id, ninsns);
 		st->helpers++;
+		st->jumps_out = 1;
 	}
 	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
 	return 0;

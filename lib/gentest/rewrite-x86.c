@@ -391,7 +391,9 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			}
 		} else {
 			st->regs = 0xffff; /* unknown: all */
+			wsp = 1;
 		}
+		st->moves_sp |= wsp;
 		for (int i = 0; i < x->op_count; i++)
 			if (x->operands[i].type == X86_OP_MEM)
 				mem = i;
@@ -403,8 +405,10 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			int call = has_group(in, X86_GRP_CALL);
 
 			ends = 1;
-			if (call || has_group(in, X86_GRP_RET))
+			if (call || has_group(in, X86_GRP_RET)) {
 				st->regs |= 1u << 4;
+				st->moves_sp = 1;
+			}
 			if (has_group(in, X86_GRP_RET)) {
 				fprintf(slots, ".Lgs%u_%u: .quad .Lg%u_%u\n",
 					id, k, id, k + 1);
@@ -477,6 +481,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			continue;
 		case X86_INS_LEAVE:
 			st->regs |= 1u << 4 | 1u << 5;
+			st->moves_sp = 1;
 			fprintf(f, "\tmov rbp, rsp\n");
 			emit_bytes(f, in);
 			st->helpers++;
@@ -659,6 +664,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	if (!ends) {
 		fprintf(f, "\tjmp .Lg%u_%u\n", id, ninsns);
 		st->helpers++;
+		st->jumps_out = 1;
 	}
 	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
 	return 0;

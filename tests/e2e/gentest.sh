@@ -93,6 +93,10 @@ done
 # the exit block's label is still a block of its own (measured above).
 contains "nested sequence" "with the rest of its sequence" "$(cat "$T/nested.c")"
 eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed 's/^\t"//; s/\\n"$//' "$T/nested.c"))"
+# The inner loop's blocks run 1,000 times: a sequence (func and the
+# block after the call) with two copies, each member's second one under
+# its own label (counted above: measured = plan).
+contains "nested: a sequence with copies" "gt_b9_c1:" "$(cat "$T/nested.c")"
 grep -q 'rep movsb' "$T/rep.c" || fail "rep: no rep movsb kept"
 # blocks in address order: entry, the rep movsb block 100 times (once per
 # byte), the block after it, rep stosq 8 times, exit

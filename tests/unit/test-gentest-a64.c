@@ -408,10 +408,41 @@ static void test_outcomes(void)
 				 n, i, n);
 			CHECK(strstr(text, b) != NULL);
 		}
+		CHECK_EQ(st.jumps_out, t->out[n - 1] == 'D');
 		free(text);
 	}
 	/* the loads and stores Capstone knows, after rewriting */
 	CHECK_EQ(accesses, 45);
+	/* Which instructions move sp (a sequence resets it after those
+	 * only): sp as a base without writeback does not. */
+	{
+		static const struct {
+			uint32_t w;
+			int moves;
+		} sp[] = {
+		    {0xa9bf7bfd, 1}, /* stp x29, x30, [sp, #-16]! */
+		    {0xf94007e0, 0}, /* ldr x0, [sp, #8] */
+		    {0x910043ff, 1}, /* add sp, sp, #16 */
+		    {0x910003e0, 0}, /* mov x0, sp */
+		    {0xa8c17bfd, 1}, /* ldp x29, x30, [sp], #16 */
+		    {0xd10083ff, 1}, /* sub sp, sp, #32 */
+		};
+
+		for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
+			struct dbtp_gt_rw_stats st;
+			uint8_t code[4];
+			FILE *nf = fopen("/dev/null", "w");
+
+			for (int k = 0; k < 4; k++)
+				code[k] = (uint8_t)(sp[i].w >> (8 * k));
+			CHECK(!dbtp_gt_rw_block(rw, 900 + (uint32_t)i, code, 4,
+						1, NULL, 0x400000, nf, nf, &st,
+						&err));
+			fclose(nf);
+			CHECK_EQ(st.moves_sp, sp[i].moves);
+			CHECK_EQ(st.jumps_out, 0);
+		}
+	}
 	/* every instruction is 4 bytes */
 	{
 		static const uint8_t code[6] = {0x1f, 0x20, 0x03, 0xd5};

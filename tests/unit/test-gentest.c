@@ -469,6 +469,7 @@ static void test_tricky(void)
 
 		CHECK(!dbtp_gt_rw_block(rw, 999, code, 3, 2, sizes, 0x401000,
 					tf, sf, &st, &err));
+		CHECK_EQ(st.jumps_out, 1);
 		CHECK(dbtp_gt_rw_block(rw, 998, code, 3, 2, NULL, 0x401000, tf,
 				       sf, &st, &err) == -1);
 		fclose(tf);
@@ -477,6 +478,43 @@ static void test_tricky(void)
 		    strstr(text, "# dropped: undecodable\n\tjmp .Lg999_2\n") !=
 		    NULL);
 		free(text);
+	}
+	/* Which instructions move the stack pointer (a sequence resets it
+	 * after those only): a base register of a memory operand, which
+	 * becomes r15, does not. */
+	{
+		static const struct {
+			uint8_t len, bytes[7];
+			int moves;
+		} sp[] = {
+		    {5,
+		     {0x48, 0x89, 0x7c, 0x24, 0x08},
+		     0}, /* mov [rsp+8], rdi */
+		    {5,
+		     {0x48, 0x8d, 0x44, 0x24, 0x08},
+		     0},			      /* lea rax, [rsp+8] */
+		    {3, {0x48, 0x89, 0xe0}, 0},	      /* mov rax, rsp */
+		    {1, {0x50}, 1},		      /* push rax */
+		    {1, {0x5b}, 1},		      /* pop rbx */
+		    {4, {0x48, 0x83, 0xec, 0x08}, 1}, /* sub rsp, 8 */
+		    {5, {0xe8, 0, 0, 0, 0}, 1},	      /* call next */
+		    {1, {0xc3}, 1},		      /* ret */
+		    {1, {0xc9}, 1},		      /* leave */
+		};
+
+		for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
+			struct dbtp_gt_rw_stats st;
+			FILE *tf = fopen("/dev/null", "w");
+			FILE *sf = fopen("/dev/null", "w");
+
+			CHECK(!dbtp_gt_rw_block(rw, 900 + (uint32_t)i,
+						sp[i].bytes, sp[i].len, 1, NULL,
+						0x401000, tf, sf, &st, &err));
+			fclose(tf);
+			fclose(sf);
+			CHECK_EQ(st.moves_sp, sp[i].moves);
+			CHECK_EQ(st.jumps_out, 0);
+		}
 	}
 	dbtp_gt_rw_close(rw);
 	/* The whole table as one program, each block run 3 times. */
@@ -516,6 +554,67 @@ static void test_tricky(void)
 	CHECK_EQ(run(cmd), 0);
 	/* scaled by 2: every count 3 -> 1 */
 	snprintf(cmd, sizeof(cmd), "%s --quiet --scale 2", x);
+	CHECK_EQ(run(cmd), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
+/*
+ * A sequence with copies: A (64 x "inc ecx", no branch at its end: taken
+ * to be ended by QEMU for its size, left open) and B (2 x "inc ecx",
+ * short: jumps on), 4096 executions each.  66 instructions a copy: two
+ * copies (eight halved while half as many still hold DBTP_GT_SEQ_LEN =
+ * 128 instructions: 8, 4, 2), so B jumps to A's second copy.
+ */
+static void test_sequence_copies(void)
+{
+	char p[64], c[64], x[64], cmd[512];
+	const char *paths[1] = {p};
+	double T[1] = {1};
+	uint8_t code[128], sizes[64];
+	struct dbtp_gt_emit_opts o = {0};
+	struct dbtp_gt_summary sum;
+	dbtp_writer *w = NULL;
+	dbtp_gt_model *m;
+	dbtp_err err = {0};
+	uint32_t a, b;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/seq.trace", dir);
+	snprintf(c, sizeof(c), "%s/seq.c", dir);
+	snprintf(x, sizeof(x), "%s/seq", dir);
+	for (int i = 0; i < 64; i++) {
+		code[2 * i] = 0xff;
+		code[2 * i + 1] = 0xc1;
+		sizes[i] = 2;
+	}
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	CHECK(!dbtp_writer_block(w, 0x401000, 64, sizes, code, 0, 0, &a, &err));
+	CHECK(!dbtp_writer_block(w, 0x402000, 2, sizes, code, 0, 0, &b, &err));
+	for (int i = 0; i < 4096; i++) {
+		exec_n(w, 0, a, 1);
+		exec_n(w, 0, b, 1);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 1);
+	f = fopen(c, "w");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	CHECK(!dbtp_gt_emit(m, &o, f, &sum, &err));
+	fclose(f);
+	dbtp_gt_summary_free(&sum);
+	snprintf(cmd, sizeof(cmd),
+		 "grep -q 'gt_b1_c1:' %s && grep -q 'jmp gt_b0_c1' %s && "
+		 "! grep -q 'gt_b0_c2\\|jmp gt_b1_' %s",
+		 c, c, c);
+	CHECK_EQ(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+		 "%s --quiet && test \"$(%s --counts | cut -d' ' -f3 | "
+		 "tr '\\n' ' ')\" = '4096 4096 '",
+		 c, x, x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
@@ -573,6 +672,7 @@ int main(void)
 	test_distribution();
 	test_rejects();
 	test_tricky();
+	test_sequence_copies();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
