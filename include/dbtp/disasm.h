@@ -72,6 +72,14 @@ enum dbtp_branch {
 int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 		       uint64_t addr);
 
+/**
+ * dbtp_disasm_target() - dbtp_disasm_branch(), and for a direct jump,
+ * conditional branch or call the target address in *@target
+ * (UINT64_MAX for other instructions).
+ */
+int dbtp_disasm_target(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr, uint64_t *target);
+
 /** dbtp_disasm_close() - free @d (NULL is ok). */
 void dbtp_disasm_close(dbtp_disasm *d);
 

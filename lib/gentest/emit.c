@@ -665,6 +665,7 @@ struct rewritten {
 	char *body[DBTP_GT_MAX_UNROLL], *slots;
 	unsigned u; /* copies */
 	int ok;	    /* rewritten (else skipped or not wanted) */
+	int loop;   /* its last instruction branches back to its start */
 };
 
 static void free_texts(char **body, char *slots)
@@ -712,7 +713,8 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			double u = pre ? 0 : rd[h->block].u;
 			uint32_t c;
 
-			if (!(pre || rd[h->block].ok) || groups[h->block] != 1)
+			if (!(pre || rd[h->block].ok) || rd[h->block].loop ||
+			    groups[h->block] != 1)
 				continue;
 			for (c = 0; c < n; c++)
 				if (key[3 * c] == h->theta &&
@@ -741,6 +743,38 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
+/* Block @b's last instruction is a direct branch back to its start: the
+ * original loops in one translated block. */
+static int self_loop(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	uint64_t target;
+	uint32_t at = 0;
+
+	if (!bl->ninsns)
+		return 0;
+	for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
+		at += bl->sizes[i];
+	return dbtp_disasm_target(dis, bl->bytes + at, bl->nbytes - at,
+				  bl->vaddr + at, &target) == DBTP_BR_COND &&
+	       target == bl->vaddr;
+}
+
+/* A self-looping block's body without its last instruction, the branch
+ * back: the function's loop tail (count down, branch to the body) takes
+ * its place, so that a pass is one translated block, as in the original,
+ * and not the body's and the tail's. */
+static void cut_last(char *body, uint32_t id, uint32_t ninsns)
+{
+	char label[48];
+	char *at;
+
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, ninsns - 1);
+	at = strstr(body, label);
+	if (at)
+		at[strlen(label)] = '\0';
+}
+
 /* Copies a block gets by its count: as many, up to @umax, as it runs
  * DBTP_GT_UNROLL_MIN times each in a profile (on average). */
 static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax)
@@ -767,7 +801,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 
 	for (uint32_t b = 0; b < nb; b++)
-		rd[b].u = block_copies(m, b, umax);
+		rd[b].u = rd[b].loop ? 1 : block_copies(m, b, umax);
 	if (naive)
 		return 0;
 	if (plan_sequences(m, g, ng, rd, 1, seq_head, seq_next, err))
@@ -939,6 +973,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
+	for (uint32_t b = 0; b < nb; b++)
+		rd[b].loop = want[b] && !o->naive && self_loop(m, b, dis);
 	if (plan_copies(m, groups, ng, rd, umax, o->naive, seq_head, seq_next,
 			err))
 		goto out;
@@ -1000,6 +1036,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 					       bl->ninsns, bl->sizes, bl->vaddr,
 					       bf, sf, &st, NULL);
 			fclose(bf);
+			if (!bad && r->loop)
+				cut_last(r->body[j], b * DBTP_GT_MAX_UNROLL + j,
+					 bl->ninsns);
 			if (!j)
 				sum->stat[b] = st;
 		}

@@ -102,6 +102,35 @@ size_t dbtp_disasm_count(dbtp_disasm *d, const uint8_t *code, size_t len,
 int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 		       uint64_t addr)
 {
+	uint64_t target;
+
+	return dbtp_disasm_target(d, code, len, addr, &target);
+}
+
+/* The last immediate operand of a branch: its target. */
+static uint64_t direct_target(const cs_insn *in, cs_arch arch)
+{
+	if (arch == CS_ARCH_X86) {
+		const cs_x86 *x = &in->detail->x86;
+
+		for (int i = x->op_count - 1; i >= 0; i--)
+			if (x->operands[i].type == X86_OP_IMM)
+				return (uint64_t)x->operands[i].imm;
+	} else if (arch == CS_ARCH_ARM64) {
+		const cs_arm64 *x = &in->detail->arm64;
+
+		for (int i = x->op_count - 1; i >= 0; i--)
+			if (x->operands[i].type == ARM64_OP_IMM)
+				return (uint64_t)x->operands[i].imm;
+	}
+	return UINT64_MAX;
+}
+
+int dbtp_disasm_target(dbtp_disasm *d, const uint8_t *code, size_t len,
+		       uint64_t addr, uint64_t *target)
+{
+	int kind, indirect = 0;
+
 	const uint8_t *p = code;
 	size_t n = len;
 	uint64_t a = addr;
@@ -116,9 +145,14 @@ int dbtp_disasm_branch(dbtp_disasm *d, const uint8_t *code, size_t len,
 			return -1;
 		}
 	}
+	*target = UINT64_MAX;
 	if (!code || !len || !cs_disasm_iter(d->csd, &p, &n, &a, d->insnd))
 		return -1;
-	return dbtp_branch_kind(d->insnd, d->ca, NULL);
+	kind = dbtp_branch_kind(d->insnd, d->ca, &indirect);
+	if (!indirect && (kind == DBTP_BR_JUMP || kind == DBTP_BR_COND ||
+			  kind == DBTP_BR_CALL))
+		*target = direct_target(d->insnd, d->ca);
+	return kind;
 }
 
 void dbtp_disasm_close(dbtp_disasm *d)

@@ -569,6 +569,32 @@ static void test_disasm(void)
 		CHECK_EQ(dbtp_disasm_count(d, x86, 6, 0x1000), 3);
 		CHECK_EQ(dbtp_disasm_count(d, x86, 5, 0x1000), 2);
 		CHECK_EQ(dbtp_disasm_count(d, x86, 0, 0x1000), 0);
+		/* direct targets: jnz to itself, call; none for the rest */
+		{
+			static const struct {
+				uint8_t len, bytes[5];
+				int kind;
+				uint64_t target;
+			} br[] = {
+			    {2, {0x75, 0xfe}, DBTP_BR_COND, 0x1000},
+			    {5, {0xe8, 0, 0, 0, 0}, DBTP_BR_CALL, 0x1005},
+			    {5, {0xe9, 0x10, 0, 0, 0}, DBTP_BR_JUMP, 0x1015},
+			    {2, {0xff, 0xe0}, DBTP_BR_IND, UINT64_MAX},
+			    {1, {0xc3}, DBTP_BR_RET, UINT64_MAX},
+			    {3, {0x48, 0x89, 0xd8}, DBTP_BR_NONE, UINT64_MAX},
+			};
+			uint64_t t = 0;
+
+			for (size_t i = 0; i < sizeof(br) / sizeof(*br); i++) {
+				CHECK_EQ(dbtp_disasm_target(d, br[i].bytes,
+							    br[i].len, 0x1000,
+							    &t),
+					 br[i].kind);
+				CHECK_EQ(t, br[i].target);
+			}
+			CHECK_EQ(dbtp_disasm_target(d, x86, 1, 0, &t), -1);
+			CHECK_EQ(t, UINT64_MAX);
+		}
 		dbtp_disasm_close(d);
 	}
 
@@ -589,6 +615,32 @@ static void test_disasm(void)
 			 0);
 		CHECK_EQ(dbtp_disasm_count(d, a64, 8, 0), 2);
 		CHECK_EQ(dbtp_disasm_count(d, a64, 7, 0), 1);
+		{
+			/* at 0x400008: b.ne 0x400004; cbz x0 and tbz w1, #3
+			 * (at 0x40000c, 0x400014); br x3 */
+			static const struct {
+				uint32_t w, at;
+				int kind;
+				uint64_t target;
+			} br[] = {
+			    {0x54ffffe1, 8, DBTP_BR_COND, 0x400004},
+			    {0xb4000040, 12, DBTP_BR_COND, 0x400014},
+			    {0x361fff81, 20, DBTP_BR_COND, 0x400004},
+			    {0xd61f0060, 24, DBTP_BR_IND, UINT64_MAX},
+			};
+			uint64_t t = 0;
+
+			for (size_t i = 0; i < sizeof(br) / sizeof(*br); i++) {
+				uint8_t b[4];
+
+				for (int k = 0; k < 4; k++)
+					b[k] = (uint8_t)(br[i].w >> (8 * k));
+				CHECK_EQ(dbtp_disasm_target(
+					     d, b, 4, 0x400000 + br[i].at, &t),
+					 br[i].kind);
+				CHECK_EQ(t, br[i].target);
+			}
+		}
 		dbtp_disasm_close(d);
 	}
 	dbtp_disasm_close(NULL);
