@@ -169,6 +169,11 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 				st[j] += s->stat[b].n[j];
 	printf("blocks: %u distinct, %u emitted, %u skipped (undecodable)\n",
 	       nb, s->blocks, s->skipped);
+	if (s->loader)
+		printf(
+		    "dynamic loader: %u blocks, %s instructions, run only if "
+		    "the program is linked statically\n",
+		    s->loader, fmt_u64((uint64_t)s->dyn_loader, n1));
 	printf("static instructions: %u kept, %u rewritten, %u dropped\n",
 	       st[0], st[1], st[2]);
 	printf("dynamic instructions at T=%g: %s\n", naive ? 1 : tmax,
@@ -218,6 +223,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "blocks", nb);
 	json_u64(&j, "emitted", s->blocks);
 	json_u64(&j, "skipped", s->skipped);
+	json_u64(&j, "loader_blocks", s->loader);
+	json_u64(&j, "loader_instructions", (uint64_t)s->dyn_loader);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);

@@ -65,7 +65,16 @@ struct dbtp_gt_block {
 	uint32_t ninsns, nbytes;
 	uint8_t *sizes, *bytes;
 	uint64_t count;
+	int loader; /* in the dynamic loader (dbtp_gt_is_loader()) */
 };
+
+/**
+ * dbtp_gt_is_loader() - whether @path (a mapped file's) is a dynamic
+ * loader: its name starts with "ld-linux" or "ld-musl", or is "ld.so".
+ * A dynamically linked generated program runs its own loader, so it skips
+ * these blocks (it finds out at run time); a static one runs them.
+ */
+int dbtp_gt_is_loader(const char *path);
 
 /**
  * struct dbtp_gt_hot - a block's hotness in a group.
@@ -281,10 +290,13 @@ struct dbtp_gt_emit_opts {
  *	 parameter, weighted by the blocks' counts (index DBTP_GT_*).
  * @stat: per model block, its rewriting outcome (static counts), NULL
  *	  entries for skipped blocks; @emitted: 1 if the block is in the file.
+ * @loader, @dyn_loader: of those, the dynamic loader's blocks, which run
+ *	  only when the program is linked statically, and their dynamic
+ *	  instructions (included in @dyn).
  */
 struct dbtp_gt_summary {
-	uint32_t blocks, skipped;
-	double dyn[3];
+	uint32_t blocks, skipped, loader;
+	double dyn[3], dyn_loader;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

@@ -62,7 +62,17 @@ static uint64_t block_hash(const struct dbtp_block *b)
 }
 
 /* The model's index of trace block @b, added if new; -1 on ENOMEM. */
-static int64_t intern(dbtp_gt_model *m, const struct dbtp_block *b)
+int dbtp_gt_is_loader(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && (!strncmp(base, "ld-linux", 8) ||
+			!strncmp(base, "ld-musl", 7) || !strcmp(base, "ld.so"));
+}
+
+static int64_t intern(dbtp_gt_model *m, const dbtp_trace *t,
+		      const struct dbtp_block *b)
 {
 	uint64_t h = block_hash(b), *slot;
 	struct dbtp_gt_block *nb;
@@ -91,6 +101,7 @@ static int64_t intern(dbtp_gt_model *m, const struct dbtp_block *b)
 	nb = &m->blk[m->nblk];
 	memset(nb, 0, sizeof(*nb));
 	nb->vaddr = b->vaddr;
+	nb->loader = b->file && dbtp_gt_is_loader(dbtp_trace_file(t, b->file));
 	nb->ninsns = b->ninsns;
 	nb->nbytes = b->nbytes;
 	nb->sizes = malloc(b->ninsns ? b->ninsns : 1);
@@ -193,7 +204,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 			nmap = n;
 		}
 		if (!map[ev.block->id]) {
-			int64_t i = intern(m, ev.block);
+			int64_t i = intern(m, t, ev.block);
 
 			if (i < 0)
 				goto nomem;

@@ -179,6 +179,25 @@ addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
 eq "w loop at 8" 207992 "$("$T/wt" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
 eq "w under qemu" 0 "$(status qemu-x86_64 "$T/wt" --threads 8)"
 
+# The dynamic loader's blocks run only when the generated program is
+# linked statically: linked dynamically, it runs a loader of its own.
+# Static: the plan is the profile.  Dynamic: exactly the loader's blocks
+# are planned 0 times, and what runs is the plan.
+"$DBTPROF" gentest -o "$T/wl.c" "$T/w1.trace" >"$T/wl.sum"
+nld=$(awk '/^dynamic loader:/ { print $3 }' "$T/wl.sum")
+[ "${nld:-0}" -gt 100 ] || fail "w: the loader's blocks not found (${nld:-none})"
+$CC $CFLAGS_GT "$T/wl.c" -o "$T/wl"
+$CC -static $CFLAGS_GT "$T/wl.c" -o "$T/wls" 2>/dev/null
+"$T/wl" --counts >"$T/wl.plan"
+"$T/wls" --counts >"$T/wls.plan"
+eq "w static plan = profile" "$(blockcounts "$T/w1.trace")" \
+	"$(awk '{ print $2, $3 }' "$T/wls.plan" | sort)"
+eq "w dynamic: the loader's blocks planned 0 times" "$nld 0" \
+	"$(paste "$T/wl.plan" "$T/wls.plan" | awk '$3 != $6 { n++; if ($3) bad++ } END { print n + 0, bad + 0 }')"
+"$DBTPROF" record -q -m blocks -o "$T/wl.gen.trace" -- "$T/wl" >/dev/null
+eq "w dynamic measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/wl.plan" | sort)" \
+	"$(measured "$T/wl.gen.trace")"
+
 # The naive baseline: K random blocks, one thread.
 "$DBTPROF" gentest --naive --blocks 5 --seed 7 -o "$T/naive.c" "$T/threads.trace" >"$T/naive.sum"
 contains "naive blocks" "5 emitted" "$(cat "$T/naive.sum")"

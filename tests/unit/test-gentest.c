@@ -620,6 +620,18 @@ out:
 	dbtp_gt_model_free(m);
 }
 
+static void test_loader(void)
+{
+	CHECK(dbtp_gt_is_loader("/lib64/ld-linux-x86-64.so.2"));
+	CHECK(dbtp_gt_is_loader("/usr/lib/ld-linux-aarch64.so.1"));
+	CHECK(dbtp_gt_is_loader("/lib/ld-musl-x86_64.so.1"));
+	CHECK(dbtp_gt_is_loader("ld.so"));
+	CHECK(!dbtp_gt_is_loader("/lib/x86_64-linux-gnu/libc.so.6"));
+	CHECK(!dbtp_gt_is_loader("/usr/bin/ld"));
+	CHECK(!dbtp_gt_is_loader("/opt/ld-linux/bin/prog"));
+	CHECK(!dbtp_gt_is_loader(NULL));
+}
+
 static void test_vstats(void)
 {
 	double o[] = {10, 20, 30, 15}, g[] = {1, 2.2, 2.7, 1.5};
@@ -673,6 +685,7 @@ int main(void)
 	test_rejects();
 	test_tricky();
 	test_sequence_copies();
+	test_loader();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
