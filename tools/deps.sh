@@ -5,7 +5,7 @@
 #   sh tools/deps.sh bench   also the compilers of the cycle model's version
 #                            pairs (clang 13 to 16, about 1.5 GB)
 set -eu
-PKGS="make gcc pkg-config libzstd-dev libcapstone-dev qemu-user
+PKGS="make gcc libc6-dev pkg-config libzstd-dev libcapstone-dev qemu-user
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross jq valgrind clang
 libclang-rt-14-dev llvm-14 xz-utils lua5.1 lua5.2 lua5.3 lua5.4 sqlite3 pigz time strace procps"
 [ "${1:-}" = bench ] && PKGS="$PKGS clang-13 clang-15 clang-16"
