@@ -997,9 +997,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define _GNU_SOURCE\n"
 		"#include <pthread.h>\n#include <stdint.h>\n"
 		"#include <stdio.h>\n#include <stdlib.h>\n"
-		"#include <string.h>\n#include <sys/auxv.h>\n#include "
-		"<sys/mman.h>\n"
-		"#include <time.h>\n\n",
+		"#include <string.h>\n#include <sys/auxv.h>\n"
+		"#include <sys/mman.h>\n#include <time.h>\n\n",
 		o->source ? ": " : "", o->source ? o->source : "",
 		o->naive ? "naive (random blocks)" : "generated");
 	fprintf(f,

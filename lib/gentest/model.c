@@ -61,7 +61,6 @@ static uint64_t block_hash(const struct dbtp_block *b)
 	return h == UINT64_MAX ? 0 : h;
 }
 
-/* The model's index of trace block @b, added if new; -1 on ENOMEM. */
 int dbtp_gt_is_loader(const char *path)
 {
 	const char *base = path ? strrchr(path, '/') : NULL;
@@ -71,6 +70,7 @@ int dbtp_gt_is_loader(const char *path)
 			!strncmp(base, "ld-musl", 7) || !strcmp(base, "ld.so"));
 }
 
+/* The model's index of trace block @b, added if new; -1 on ENOMEM. */
 static int64_t intern(dbtp_gt_model *m, const dbtp_trace *t,
 		      const struct dbtp_block *b)
 {

@@ -391,7 +391,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			}
 		} else {
 			st->regs = 0xffff; /* unknown: all */
-			wsp = 1;
+			st->moves_sp = 1;
 		}
 		st->moves_sp |= wsp;
 		for (int i = 0; i < x->op_count; i++)

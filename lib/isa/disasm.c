@@ -130,10 +130,11 @@ int dbtp_disasm_target(dbtp_disasm *d, const uint8_t *code, size_t len,
 		       uint64_t addr, uint64_t *target)
 {
 	int kind, indirect = 0;
-
 	const uint8_t *p = code;
 	size_t n = len;
 	uint64_t a = addr;
+
+	*target = UINT64_MAX;
 
 	if (!d->insnd) {
 		if (cs_open(d->ca, d->mode, &d->csd) != CS_ERR_OK)
@@ -145,7 +146,6 @@ int dbtp_disasm_target(dbtp_disasm *d, const uint8_t *code, size_t len,
 			return -1;
 		}
 	}
-	*target = UINT64_MAX;
 	if (!code || !len || !cs_disasm_iter(d->csd, &p, &n, &a, d->insnd))
 		return -1;
 	kind = dbtp_branch_kind(d->insnd, d->ca, &indirect);
