@@ -670,7 +670,8 @@ struct rewritten {
 	char *body[DBTP_GT_MAX_UNROLL], *slots;
 	unsigned u; /* copies */
 	int ok;	    /* rewritten (else skipped or not wanted) */
-	int loop;   /* its last instruction branches back to its start */
+	int last;   /* its last instruction's enum dbtp_branch (-1: none) */
+	int loop;   /* that is a direct branch back to its start */
 };
 
 static void free_texts(char **body, char *slots)
@@ -752,21 +753,24 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
-/* Block @b's last instruction is a direct branch back to its start: the
- * original loops in one translated block. */
-static int self_loop(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis)
+/* Block @b's last instruction: its rd->last, and rd->loop if it is a
+ * direct conditional branch back to the block's start (the original loops
+ * in one translated block). */
+static void last_branch(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
+			struct rewritten *rd)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-	uint64_t target;
+	uint64_t target = UINT64_MAX;
 	uint32_t at = 0;
 
-	if (!bl->ninsns)
-		return 0;
+	rd->last = -1;
 	for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
 		at += bl->sizes[i];
-	return dbtp_disasm_target(dis, bl->bytes + at, bl->nbytes - at,
-				  bl->vaddr + at, &target) == DBTP_BR_COND &&
-	       target == bl->vaddr;
+	if (bl->ninsns)
+		rd->last =
+		    dbtp_disasm_target(dis, bl->bytes + at, bl->nbytes - at,
+				       bl->vaddr + at, &target);
+	rd->loop = rd->last == DBTP_BR_COND && target == bl->vaddr;
 }
 
 /* A self-looping block's body without its last instruction, the branch
@@ -862,8 +866,7 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
 static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const struct dbtp_gt_rw_stats *stat,
 			 const uint32_t *seq_next, uint32_t b, int a64,
-			 dbtp_disasm *dis, char **text, char **slots,
-			 struct dbtp_gt_rw_stats *st)
+			 char **text, char **slots, struct dbtp_gt_rw_stats *st)
 {
 	uint32_t last = b;
 	unsigned u = rd[b].u;
@@ -890,9 +893,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			return -1;
 		for (uint32_t k = b, prev = j ? last : UINT32_MAX;
 		     k != UINT32_MAX; prev = k, k = seq_next[k]) {
-			const struct dbtp_gt_block *bl =
-			    dbtp_gt_model_block(m, k);
-			uint32_t next = seq_next[k], at = 0;
+			uint32_t next = seq_next[k];
 			unsigned nj = j;
 
 			if (k != b)
@@ -910,14 +911,9 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			}
 			if (next == UINT32_MAX)
 				break;
-			if (stat[k].jumps_out || bl->ninsns >= DBTP_GT_OPEN_MIN)
-				continue;
-			for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
-				at += bl->sizes[i];
-			if (bl->ninsns &&
-			    dbtp_disasm_branch(dis, bl->bytes + at,
-					       bl->nbytes - at,
-					       bl->vaddr + at) > DBTP_BR_NONE)
+			if (stat[k].jumps_out || rd[k].last > DBTP_BR_NONE ||
+			    dbtp_gt_model_block(m, k)->ninsns >=
+				DBTP_GT_OPEN_MIN)
 				continue;
 			fputs(a64 ? "\tb " : "\tjmp ", t);
 			put_label(t, next, nj, 0);
@@ -982,8 +978,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
-	for (uint32_t b = 0; b < nb; b++)
-		rd[b].loop = want[b] && !o->naive && self_loop(m, b, dis);
+	for (uint32_t b = 0; b < nb && !o->naive; b++)
+		if (want[b])
+			last_branch(m, b, dis, &rd[b]);
 	if (plan_copies(m, groups, ng, rd, umax, o->naive, seq_head, seq_next,
 			err))
 		goto out;
@@ -1068,27 +1065,23 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		char *fn = NULL, *const *body = r->body;
 		const char *slots = r->slots;
 		size_t fn_len = 0;
-		FILE *ff = NULL;
+		FILE *ff;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
 		if (seq_head[b] == b) {
-			int bad = sequence_text(m, rd, sum->stat, seq_next, b,
-						a64, dis, seq, &seq_slots, &st);
-
-			if (!bad) {
-				body = seq;
-				slots = seq_slots;
-				ff = open_memstream(&fn, &fn_len);
-			}
-			if (bad || !ff) {
+			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
+					  seq, &seq_slots, &st)) {
 				free_texts(seq, seq_slots);
 				goto nomem;
 			}
-		} else {
-			ff = open_memstream(&fn, &fn_len);
-			if (!ff)
-				goto nomem;
+			body = seq;
+			slots = seq_slots;
+		}
+		ff = open_memstream(&fn, &fn_len);
+		if (!ff) {
+			free_texts(seq, seq_slots);
+			goto nomem;
 		}
 		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions%s\n",
 			b, bl->vaddr, bl->ninsns,
@@ -1147,20 +1140,19 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		for (uint32_t k = 0; k < groups[i].nhot; k++) {
 			const struct dbtp_gt_hot *h = &groups[i].hot[k];
+			const struct dbtp_gt_block *bl =
+			    dbtp_gt_model_block(m, h->block);
 			uint64_t c = 0;
 
 			for (uint64_t t = 0; t < sz; t++)
 				c += dbtp_gt_count(&groups[i], h, sz, t);
 			if (!sum->emitted[h->block]) {
 				sum->dyn[DBTP_GT_DROPPED] +=
-				    (double)c *
-				    dbtp_gt_model_block(m, h->block)->ninsns;
+				    (double)c * bl->ninsns;
 				continue;
 			}
-			if (dbtp_gt_model_block(m, h->block)->loader)
-				sum->dyn_loader +=
-				    (double)c *
-				    dbtp_gt_model_block(m, h->block)->ninsns;
+			if (bl->loader)
+				sum->dyn_loader += (double)c * bl->ninsns;
 			for (int j = 0; j < 3; j++)
 				sum->dyn[j] +=
 				    (double)c * sum->stat[h->block].n[j];

@@ -410,6 +410,24 @@ static const struct tricky table[] = {
 
 #define NTRICKY (sizeof(table) / sizeof(*table))
 
+/* The program of @m with the default options, written to @path. */
+static int emit_file(const dbtp_gt_model *m, const char *path,
+		     struct dbtp_gt_summary *sum)
+{
+	struct dbtp_gt_emit_opts o = {0};
+	dbtp_err err = {0};
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	CHECK(f != NULL);
+	if (!f)
+		return -1;
+	rc = dbtp_gt_emit(m, &o, f, sum, &err);
+	fclose(f);
+	CHECK(!rc);
+	return 0;
+}
+
 static int run(const char *cmd)
 {
 	int s = system(cmd);
@@ -423,14 +441,12 @@ static void test_tricky(void)
 	const char *paths[1] = {p};
 	double T[1] = {1};
 	int avx = __builtin_cpu_supports("avx");
-	struct dbtp_gt_emit_opts o = {0};
 	struct dbtp_gt_summary sum;
 	dbtp_writer *w = NULL;
 	dbtp_gt_model *m;
 	dbtp_gt_rw *rw = NULL;
 	dbtp_err err = {0};
 	uint32_t id[NTRICKY];
-	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/tricky.trace", dir);
 	snprintf(c, sizeof(c), "%s/tricky.c", dir);
@@ -531,12 +547,8 @@ static void test_tricky(void)
 	}
 	CHECK(!dbtp_writer_close(w, 0, &err));
 	m = model_of(paths, T, 1);
-	f = fopen(c, "w");
-	CHECK(f != NULL);
-	if (!f)
+	if (emit_file(m, c, &sum))
 		goto out;
-	CHECK(!dbtp_gt_emit(m, &o, f, &sum, &err));
-	fclose(f);
 	CHECK_EQ(sum.skipped, 0);
 	dbtp_gt_summary_free(&sum);
 	/* Every block ran 3 times, one copy each: one sequence, whose
@@ -572,13 +584,11 @@ static void test_sequence_copies(void)
 	const char *paths[1] = {p};
 	double T[1] = {1};
 	uint8_t code[128], sizes[64];
-	struct dbtp_gt_emit_opts o = {0};
 	struct dbtp_gt_summary sum;
 	dbtp_writer *w = NULL;
 	dbtp_gt_model *m;
 	dbtp_err err = {0};
 	uint32_t a, b;
-	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/seq.trace", dir);
 	snprintf(c, sizeof(c), "%s/seq.c", dir);
@@ -598,12 +608,8 @@ static void test_sequence_copies(void)
 	}
 	CHECK(!dbtp_writer_close(w, 0, &err));
 	m = model_of(paths, T, 1);
-	f = fopen(c, "w");
-	CHECK(f != NULL);
-	if (!f)
+	if (emit_file(m, c, &sum))
 		goto out;
-	CHECK(!dbtp_gt_emit(m, &o, f, &sum, &err));
-	fclose(f);
 	dbtp_gt_summary_free(&sum);
 	snprintf(cmd, sizeof(cmd),
 		 "grep -q 'gt_b1_c1:' %s && grep -q 'jmp gt_b0_c1' %s && "
