@@ -458,13 +458,39 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 	fprintf(f, "};\n\n");
 }
 
+/* At most how many bytes the assembly @text assembles to: 15 (x86-64's
+ * longest instruction) a line that is not a label, comment or directive
+ * (.byte lines hold one instruction). */
+static unsigned text_bytes(const char *text)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len && p[len - 1] != ':' && p[0] != '#' &&
+		    !(p[0] == '\t' && (p[1] == '#' || p[1] == '.')))
+			n += 15;
+		else if (!strncmp(p, "\t.byte ", 7))
+			n += 15;
+		p += len + (e != NULL);
+	}
+	return n;
+}
+
 /*
- * Block @id's function: @u copies of @body (copy j's labels made unique by
- * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
- * after), entered Duff's-device style so that exactly n copies run: the
- * first pass enters at copy (-n mod u), every pass ends at the tail that
- * resets the stack pointer and counts passes down.
+ * x86-64's `loop` (decrement rcx, branch if not zero) can count passes of
+ * @bytes of code that leaves rcx alone: one instruction, the one it
+ * replaces at a closing block's end, so that a pass runs exactly the
+ * original's instructions.  Its displacement is 8 bits: the pass (and a
+ * stack-pointer reset before the tail) must fit in 128 bytes.
  */
+static int loop_fits(int a64, uint32_t regs, unsigned bytes)
+{
+	return !a64 && !(regs & 1u << 1) && bytes + 8 + 2 <= 128;
+}
+
 /* A register the block leaves alone for the pass counter, or NULL. */
 static const char *counter_reg(uint32_t regs)
 {
@@ -508,13 +534,17 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
  * after), entered Duff's-device style so that exactly n copies run: the
  * first pass enters at copy (-n mod u), every pass ends at the tail that
- * counts passes down (in a register the block does not use, else in the
- * buffer) and resets the stack pointer if the block moves it.
+ * resets the stack pointer if the block moves it and counts passes down:
+ * with `loop` where one pass fits it (loop_fits()), else in a register the
+ * block does not use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st)
 {
-	const char *cr = counter_reg(st->regs);
+	/* one pass fits `loop`: rcx counts (the entry's scratch is rdx) */
+	int lp = u == 1 && loop_fits(0, st->regs, text_bytes(body[0]));
+	const char *cr = lp ? "rcx" : counter_reg(st->regs);
+	const char *tab = lp ? "rdx" : "rcx";
 	char cnt[32];
 	unsigned sh = 0;
 
@@ -542,23 +572,25 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tmov [r15 + %d], rcx\n",
 		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, u - 1, sh,
 		DBTP_GT_SLOT_COUNT);
-	/* rax and rcx are the entry's scratch, never the counter */
-	if (cr)
+	if (cr && !lp)
 		fprintf(f, "\tmov %s, rcx\n", cr);
 	fprintf(f,
 		"\tlea rsp, [r15 + %d]\n"
-		"\tlea rcx, [rip + .Lgt%u_tab]\n"
-		"\tjmp qword ptr [rcx + rax * 8]\n",
-		DBTP_GT_STACK_MID, id);
+		"\tlea %s, [rip + .Lgt%u_tab]\n"
+		"\tjmp qword ptr [%s + rax * 8]\n"
+		".Lgt%u_top:\n",
+		DBTP_GT_STACK_MID, tab, id, tab, id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->moves_sp)
 		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
+	if (lp)
+		fprintf(f, "\tloop .Lgt%u_top\n", id);
+	else
+		fprintf(f, "\tdec %s\n\tjnz gt_b%u_body\n", cnt, id);
 	fprintf(f,
-		"\tdec %s\n"
-		"\tjnz gt_b%u_body\n"
 		"\tmov rsp, [r15 + %d]\n"
 		"\tcld\n",
-		cnt, id, DBTP_GT_SLOT_RSP);
+		DBTP_GT_SLOT_RSP);
 	if (st->uses_avx)
 		fprintf(f, "\tvzeroupper\n");
 	if (st->uses_x87)
@@ -668,10 +700,11 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 /* A block's rewritten copies, before they are written out. */
 struct rewritten {
 	char *body[DBTP_GT_MAX_UNROLL], *slots;
-	unsigned u; /* copies */
-	int ok;	    /* rewritten (else skipped or not wanted) */
-	int last;   /* its last instruction's enum dbtp_branch (-1: none) */
-	int loop;   /* that is a direct branch back to its start */
+	unsigned u;    /* copies */
+	unsigned done; /* copies rewritten */
+	int ok;	       /* rewritten (else skipped or not wanted) */
+	int last;      /* its last instruction's enum dbtp_branch (-1: none) */
+	int loop;      /* that is a direct branch back to its start */
 };
 
 static void free_texts(char **body, char *slots)
@@ -687,9 +720,9 @@ static void free_texts(char **body, char *slots)
  * run one after another in one function,
  * in address order, entered and left once a pass instead of once a block:
  * one translation per block, as in the original program, where a function
- * per block made four or five.  With @pre the plan is made before the
- * blocks are rewritten (to choose the copies); after, only blocks that
- * were rewritten, with the same number of copies, share a sequence.
+ * per block made four or five.  Only blocks that could be rewritten take
+ * part; with @pre the plan is made before the copies are chosen, after,
+ * only blocks with the same number of copies share a sequence.
  */
 static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			  uint32_t ng, const struct rewritten *rd, int pre,
@@ -722,7 +755,7 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			       ld = dbtp_gt_model_block(m, h->block)->loader;
 			uint32_t c;
 
-			if (!(pre || rd[h->block].ok) || rd[h->block].loop ||
+			if (!rd[h->block].ok || rd[h->block].loop ||
 			    groups[h->block] != 1)
 				continue;
 			for (c = 0; c < n; c++)
@@ -773,10 +806,19 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	rd->loop = rd->last == DBTP_BR_COND && target == bl->vaddr;
 }
 
-/* A self-looping block's body without its last instruction, the branch
- * back: the function's loop tail (count down, branch to the body) takes
- * its place, so that a pass is one translated block, as in the original,
- * and not the body's and the tail's. */
+/* The block ends in a direct branch: in the last copy of a pass the pass
+ * counter's branch takes its place (cut_last()). */
+static int closes(const struct rewritten *r)
+{
+	return r->last == DBTP_BR_COND || r->last == DBTP_BR_JUMP;
+}
+
+/*
+ * A closing block's body without its last instruction, the branch: the
+ * function's loop tail (count down, branch back) takes its place, so that
+ * the tail runs in the block's translation, not in one of its own a pass.
+ * A self-loop then runs one translated block a pass, as in the original.
+ */
 static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 {
 	char label[48];
@@ -804,14 +846,20 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax)
 /*
  * The copies of every block: its own (block_copies()) if it runs alone; a
  * sequence's members share the fewest of theirs, halved while a pass of
- * half as many would still run DBTP_GT_SEQ_LEN instructions.
+ * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
+ * that closes (its last member ends in a direct branch) and can count its
+ * passes with `loop` gets one copy: it then runs the original's
+ * instructions and translated blocks exactly, with no copies to dilute a
+ * counter's instructions in.  rd[].body[0] and @stat are copy 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
-		       uint32_t ng, struct rewritten *rd, unsigned umax,
+		       uint32_t ng, struct rewritten *rd,
+		       const struct dbtp_gt_rw_stats *stat, unsigned umax,
 		       int naive, uint32_t *seq_head, uint32_t *seq_next,
 		       dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
+	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
 	for (uint32_t b = 0; b < nb; b++)
 		rd[b].u = rd[b].loop ? 1 : block_copies(m, b, umax);
@@ -821,17 +869,26 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		return -1;
 	for (uint32_t b = 0; b < nb; b++) {
 		uint64_t len = 0;
-		unsigned u = umax;
+		uint32_t regs = 0, last = b;
+		unsigned u = umax, bytes = 0;
 
-		if (seq_head[b] != b)
+		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			len += dbtp_gt_model_block(m, k)->ninsns;
 			if (rd[k].u < u)
 				u = rd[k].u;
+			regs |= stat[k].regs;
+			/* and a stack-pointer reset and a jump after it, at
+			 * most: as text_bytes() counts them in the sequence */
+			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
+			last = k;
 		}
-		while (u > 1 && (u / 2) * len >= DBTP_GT_SEQ_LEN)
+		while (seq_head[b] == b && u > 1 &&
+		       (u / 2) * len >= DBTP_GT_SEQ_LEN)
 			u >>= 1;
+		if (closes(&rd[last]) && loop_fits(a64, regs, bytes))
+			u = 1;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
 			rd[k].u = u;
 	}
@@ -924,6 +981,51 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 	return 0;
 }
 
+/*
+ * Rewrite block @b's copies from r->done up to r->u: copy j's text in
+ * r->body[j], their slots after r->slots; copy 0's statistics in *@st0.
+ * 1 if the block cannot be rewritten, -1 out of memory.
+ */
+static int rewrite_copies(dbtp_gt_rw *rw, const dbtp_gt_model *m, uint32_t b,
+			  struct rewritten *r, struct dbtp_gt_rw_stats *st0)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	char *more = NULL, *all;
+	size_t len, had = r->slots ? strlen(r->slots) : 0;
+	FILE *sf = open_memstream(&more, &len);
+	int bad = 0;
+
+	if (!sf)
+		return -1;
+	for (; r->done < r->u && !bad; r->done++) {
+		unsigned j = r->done;
+		FILE *bf = open_memstream(&r->body[j], &len);
+		struct dbtp_gt_rw_stats st;
+
+		if (!bf) {
+			fclose(sf);
+			free(more);
+			return -1;
+		}
+		bad = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
+				       bl->bytes, bl->nbytes, bl->ninsns,
+				       bl->sizes, bl->vaddr, bf, sf, &st, NULL);
+		fclose(bf);
+		if (!j && st0)
+			*st0 = st;
+	}
+	fclose(sf);
+	all = realloc(r->slots, had + len + 1);
+	if (!all) {
+		free(more);
+		return -1;
+	}
+	memcpy(all + had, more, len + 1);
+	free(more);
+	r->slots = all;
+	return bad;
+}
+
 int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		 FILE *f, struct dbtp_gt_summary *sum, dbtp_err *err)
 {
@@ -935,7 +1037,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	struct rewritten *rd = NULL;
 	dbtp_gt_rw *rw = NULL;
 	dbtp_disasm *dis = NULL;
-	FILE *sf;
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
@@ -975,15 +1076,33 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	if (!sum->stat || !sum->emitted || !want || !slot_of || !seq_head ||
 	    !seq_next || !rd)
 		goto nomem;
+	/* no sequences (the naive baseline's) until planned */
+	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
+	memset(seq_next, 0xff, (nb ? nb : 1) * sizeof(*seq_next));
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
-	for (uint32_t b = 0; b < nb && !o->naive; b++)
-		if (want[b])
+	/* Copy 0 of every wanted block, the copies' plan, the other copies */
+	for (uint32_t b = 0; b < nb; b++) {
+		int bad;
+
+		if (!want[b])
+			continue;
+		if (!o->naive)
 			last_branch(m, b, dis, &rd[b]);
-	if (plan_copies(m, groups, ng, rd, umax, o->naive, seq_head, seq_next,
-			err))
+		rd[b].u = 1;
+		bad = rewrite_copies(rw, m, b, &rd[b], &sum->stat[b]);
+		if (bad < 0)
+			goto nomem;
+		sum->skipped += bad;
+		rd[b].ok = !bad;
+	}
+	if (plan_copies(m, groups, ng, rd, sum->stat, umax, o->naive, seq_head,
+			seq_next, err))
 		goto out;
+	for (uint32_t b = 0; b < nb; b++)
+		if (rd[b].ok && rewrite_copies(rw, m, b, &rd[b], NULL))
+			goto nomem;
 
 	fprintf(f,
 		"/* Generated by dbtprof gentest%s%s: a %s test program that\n"
@@ -1017,43 +1136,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		       "\"=m\"(*(char(*)[512])(p)))\n\n"
 		       "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
 		       "\t\".text\\n\"\n");
-	/* Rewrite every wanted block: its copies' text in rd[b]. */
-	for (uint32_t b = 0; b < nb; b++) {
-		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-		struct rewritten *r = &rd[b];
-		size_t len;
-		int bad = 0;
-
-		if (!want[b])
-			continue;
-		sf = open_memstream(&r->slots, &len);
-		if (!sf)
-			goto nomem;
-		for (unsigned j = 0; j < r->u && !bad; j++) {
-			FILE *bf = open_memstream(&r->body[j], &len);
-			struct dbtp_gt_rw_stats st;
-
-			if (!bf) {
-				fclose(sf);
-				goto nomem;
-			}
-			bad = dbtp_gt_rw_block(rw, b * DBTP_GT_MAX_UNROLL + j,
-					       bl->bytes, bl->nbytes,
-					       bl->ninsns, bl->sizes, bl->vaddr,
-					       bf, sf, &st, NULL);
-			fclose(bf);
-			if (!bad && r->loop)
-				cut_last(r->body[j], b * DBTP_GT_MAX_UNROLL + j,
-					 bl->ninsns);
-			if (!j)
-				sum->stat[b] = st;
-		}
-		fclose(sf);
-		if (bad)
-			sum->skipped++;
-		else
-			r->ok = 1;
-	}
 	if (!o->naive &&
 	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
 		goto out;
@@ -1067,8 +1149,16 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0;
 		FILE *ff;
 
+		uint32_t last = b;
+
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
+		while (seq_next[last] != UINT32_MAX)
+			last = seq_next[last];
+		if (closes(&rd[last]))
+			cut_last(rd[last].body[r->u - 1],
+				 last * DBTP_GT_MAX_UNROLL + r->u - 1,
+				 dbtp_gt_model_block(m, last)->ninsns);
 		if (seq_head[b] == b) {
 			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
 					  seq, &seq_slots, &st)) {

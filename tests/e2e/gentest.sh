@@ -105,6 +105,17 @@ eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed '
 # block after the call) with two copies, each member's second one under
 # its own label (counted above: measured = plan).
 contains "nested: a sequence with copies" "gt_b9_c1:" "$(cat "$T/nested.c")"
+# The inner loop's other blocks (4, 5, 6; 500 passes) end in a direct
+# branch and leave rcx alone: one copy, the last member's jne replaced by
+# `loop`, so a pass runs their instructions and translated blocks exactly:
+# after the last member's label only the exit runs, once a call.
+contains "nested: closed by loop" '# dec r13d\n"
+	".Lg96_1:\n"
+	"\tloop .Lgt4_top\n"' "$(cat "$T/nested.c")"
+n=$("$DBTPROF" dump --symbols "$T/nested.gen.trace" | awk '$2 == "block" && $6 == "gt_b4+0x0" { c++ }
+	$2 == "block" && $6 ~ /^gt_b6_body\+0x[0-9a-f]+$/ && $6 != "gt_b6_body+0x0" { x++ }
+	END { print c + 0, x + 0 }')
+eq "nested: no block for the pass counter" "2 2" "$n"
 grep -q 'rep movsb' "$T/rep.c" || fail "rep: no rep movsb kept"
 # blocks in address order: entry, the rep movsb block 100 times (once per
 # byte), the block after it, rep stosq 8 times, exit

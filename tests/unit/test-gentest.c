@@ -626,6 +626,74 @@ out:
 	dbtp_gt_model_free(m);
 }
 
+/*
+ * Blocks that end in a direct branch close their loop: in the last copy
+ * of a pass the pass counter's branch takes the block's place.  Three
+ * blocks run alone (4096, 4104 and 4112 times: no common count model):
+ * A (add eax, 1; jne) leaves rcx alone and is short, so one copy counted
+ * by `loop`, its jne gone; B (inc ecx; jne) uses rcx: eight copies, the
+ * last one's jne replaced by dec/jnz; C (20 x add eax, 1; jne) is too long
+ * for `loop`'s 8-bit displacement: eight copies, dec/jnz.
+ */
+static void test_closing(void)
+{
+	char p[64], c[64], x[64], cmd[1024];
+	const char *paths[1] = {p};
+	double T[1] = {1};
+	uint8_t a_code[] = {0x83, 0xc0, 0x01, 0x75, 0x10};
+	uint8_t b_code[] = {0xff, 0xc1, 0x75, 0x10};
+	uint8_t c_code[62], sizes[21], a_sizes[] = {3, 2}, b_sizes[] = {2, 2};
+	struct dbtp_gt_summary sum;
+	dbtp_writer *w = NULL;
+	dbtp_gt_model *m;
+	dbtp_err err = {0};
+	uint32_t id[3];
+
+	snprintf(p, sizeof(p), "%s/close.trace", dir);
+	snprintf(c, sizeof(c), "%s/close.c", dir);
+	snprintf(x, sizeof(x), "%s/close", dir);
+	for (int i = 0; i < 20; i++) {
+		memcpy(c_code + 3 * i, a_code, 3);
+		sizes[i] = 3;
+	}
+	memcpy(c_code + 60, a_code + 3, 2);
+	sizes[20] = 2;
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	CHECK(!dbtp_writer_block(w, 0x401000, 2, a_sizes, a_code, 0, 0, &id[0],
+				 &err));
+	CHECK(!dbtp_writer_block(w, 0x402000, 2, b_sizes, b_code, 0, 0, &id[1],
+				 &err));
+	CHECK(!dbtp_writer_block(w, 0x403000, 21, sizes, c_code, 0, 0, &id[2],
+				 &err));
+	for (int i = 0; i < 3; i++)
+		exec_n(w, 0, id[i], 4096 + 8 * (uint64_t)i);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 1);
+	if (emit_file(m, c, &sum))
+		goto out;
+	dbtp_gt_summary_free(&sum);
+	/* copy j of block k has labels .Lg<16k + j>_<i> */
+	snprintf(cmd, sizeof(cmd),
+		 "test $(grep -c 'loop .Lgt0_top' %s) = 1 && "
+		 "! grep -q 'gt_b0_c1\\|jne .Lg0_' %s && "
+		 "test $(grep -c 'jne .Lg\\(1[6-9]\\|2[0-2]\\)_2' %s) = 7 && "
+		 "! grep -q 'jne .Lg23_' %s && grep -q 'jnz gt_b1_body' %s && "
+		 "test $(grep -c 'jne .Lg\\(3[2-8]\\)_21' %s) = 7 && "
+		 "! grep -q 'jne .Lg39_' %s && grep -q 'jnz gt_b2_body' %s && "
+		 "! grep -q 'loop .Lgt[12]_' %s",
+		 c, c, c, c, c, c, c, c, c);
+	CHECK_EQ(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+		 "%s --quiet && test \"$(%s --counts | cut -d' ' -f3 | "
+		 "tr '\\n' ' ')\" = '4096 4104 4112 '",
+		 c, x, x, x);
+	CHECK_EQ(run(cmd), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
 static void test_loader(void)
 {
 	CHECK(dbtp_gt_is_loader("/lib64/ld-linux-x86-64.so.2"));
@@ -691,6 +759,7 @@ int main(void)
 	test_rejects();
 	test_tricky();
 	test_sequence_copies();
+	test_closing();
 	test_loader();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
