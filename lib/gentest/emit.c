@@ -563,15 +563,19 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
 		"\tpush r14\n\tpush r15\n"
 		"\tmov r15, rdi\n"
-		"\tmov [r15 + %d], rsp\n"
-		"\tmov eax, esi\n"
-		"\tneg eax\n"
-		"\tand eax, %u\n"
-		"\tlea rcx, [rsi + %u]\n"
-		"\tshr rcx, %u\n"
-		"\tmov [r15 + %d], rcx\n",
-		id, id, id, id, DBTP_GT_SLOT_RSP, u - 1, u - 1, sh,
-		DBTP_GT_SLOT_COUNT);
+		"\tmov [r15 + %d], rsp\n",
+		id, id, id, id, DBTP_GT_SLOT_RSP);
+	if (u > 1)
+		fprintf(f,
+			"\tmov eax, esi\n"
+			"\tneg eax\n"
+			"\tand eax, %u\n"
+			"\tlea rcx, [rsi + %u]\n"
+			"\tshr rcx, %u\n",
+			u - 1, u - 1, sh);
+	else
+		fprintf(f, "\txor eax, eax\n\tmov rcx, rsi\n");
+	fprintf(f, "\tmov [r15 + %d], rcx\n", DBTP_GT_SLOT_COUNT);
 	if (cr && !lp)
 		fprintf(f, "\tmov %s, rcx\n", cr);
 	fprintf(f,
