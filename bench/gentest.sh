@@ -17,6 +17,7 @@
 #   GT_RUNS   runs per program and configuration (median; default 3)
 #   GT_SCALE  --scale of the generated program (default 1)
 #   BENCH_SCALE  input scale of the workloads (default small)
+#   GT_CPUS   run the validations on these CPUs only (validate --cpus)
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -38,8 +39,8 @@ set -- $*
 
 validate() { # NAME ORIGINAL-CMD GENERATED-CMD
 	echo "### $1" >&2
-	"$D" gentest validate --json --runs "$runs" --original "$2" \
-		--generated "$3" >"$out/$1.json"
+	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
+		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",
 		"original: `\(.original)`  ",

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -98,6 +99,10 @@ static const char validate_usage[] =
     "                         ELF file: the three qemu ones with\n"
     "                         qemu-aarch64\n"
     "  -r, --runs N           runs per program and configuration (3)\n"
+    "      --cpus LIST        run both programs on these CPUs only\n"
+    "                         (e.g. 0 or 0,2-3): a multi-threaded\n"
+    "                         program's times spread less when its\n"
+    "                         threads cannot move between cores\n"
     "      --measure cpu|wall  CPU time (default: steadier on a busy\n"
     "                         machine) or elapsed time\n"
     "      --json             the results as JSON\n"
@@ -295,9 +300,10 @@ static int split(char *s, char **v, int max)
 /*
  * The time of one run of @pre followed by @cmd: CPU time (user + system,
  * its threads and waited-for children included) if @cpu, else elapsed
- * time; -1 after a message.
+ * time; on the CPUs of @pin if not NULL; -1 after a message.
  */
-static double time_run(const char *pre, const char *cmd, int cpu)
+static double time_run(const char *pre, const char *cmd, int cpu,
+		       const cpu_set_t *pin)
 {
 	char buf[4096], *argv[256];
 	struct timespec t0, t1;
@@ -323,6 +329,8 @@ static double time_run(const char *pre, const char *cmd, int cpu)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		if (pin && sched_setaffinity(0, sizeof(*pin), pin))
+			_exit(126);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -367,14 +375,15 @@ static double median(double *t, unsigned n)
  * @runs runs each, the two alternating; 0 or -1 after a message.
  */
 static int median_times(const char *pre, const char *orig, const char *gen,
-			unsigned runs, int cpu, double *to, double *tg)
+			unsigned runs, int cpu, const cpu_set_t *pin,
+			double *to, double *tg)
 {
 	double a[64], b[64];
 
 	for (unsigned i = 0; i < runs; i++) {
 		progress("validate: %s (%u/%u)", pre, i + 1, runs);
-		if ((a[i] = time_run(pre, orig, cpu)) < 0 ||
-		    (b[i] = time_run(pre, gen, cpu)) < 0)
+		if ((a[i] = time_run(pre, orig, cpu, pin)) < 0 ||
+		    (b[i] = time_run(pre, gen, cpu, pin)) < 0)
 			return -1;
 	}
 	*to = median(a, runs);
@@ -382,20 +391,52 @@ static int median_times(const char *pre, const char *orig, const char *gen,
 	return 0;
 }
 
+/* A CPU list, "0" or "0,2-3", into @set: 0, or -1 if malformed. */
+static int parse_cpus(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	while (*s) {
+		char *end;
+		unsigned long a, b;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		a = b = strtoul(s, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -1;
+			b = strtoul(end + 1, &end, 10);
+		}
+		if (errno || a > b || b >= CPU_SETSIZE)
+			return -1;
+		for (unsigned long c = a; c <= b; c++)
+			CPU_SET(c, set);
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	return 0;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
-	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON, O_MEASURE };
+	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON, O_MEASURE, O_CPUS };
 	static const struct option opts[] = {
 	    {"original", required_argument, NULL, O_ORIG},
 	    {"generated", required_argument, NULL, O_GEN},
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"runs", required_argument, NULL, 'r'},
 	    {"measure", required_argument, NULL, O_MEASURE},
+	    {"cpus", required_argument, NULL, O_CPUS},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *orig = NULL, *gen = NULL, *cfg[64];
+	const char *orig = NULL, *gen = NULL, *cfg[64], *cpus = NULL;
+	cpu_set_t pin, avail;
 	char *names[64] = {0};
 	const char *pre[64];
 	double to[64], tg[64];
@@ -452,6 +493,15 @@ static int cmd_validate(int argc, char **argv)
 						   optarg);
 			cpu = !strcmp(optarg, "cpu");
 			break;
+		case O_CPUS:
+			if (parse_cpus(optarg, &pin))
+				return usage_error("gentest validate",
+						   "--cpus wants a CPU list "
+						   "such as 0 or 0,2-3, not "
+						   "'%s'",
+						   optarg);
+			cpus = optarg;
+			break;
 		case 'h':
 			fputs(validate_usage, stdout);
 			return 0;
@@ -467,6 +517,14 @@ static int cmd_validate(int argc, char **argv)
 	if (!orig || !gen)
 		return usage_error("gentest validate",
 				   "give --original and --generated");
+	if (cpus && !sched_getaffinity(0, sizeof(avail), &avail)) {
+		CPU_AND(&avail, &avail, &pin);
+		if (!CPU_COUNT(&avail))
+			return usage_error("gentest validate",
+					   "--cpus %s: none of them is "
+					   "available here",
+					   cpus);
+	}
 	if (!ncfg && aarch64_program(gen))
 		for (size_t i = 0; i < sizeof(default_configs_a64) /
 					   sizeof(*default_configs_a64);
@@ -488,7 +546,8 @@ static int cmd_validate(int argc, char **argv)
 		pre[i] = eq + 1;
 	}
 	for (unsigned i = 0; i < ncfg; i++)
-		if (median_times(pre[i], orig, gen, runs, cpu, &to[i], &tg[i]))
+		if (median_times(pre[i], orig, gen, runs, cpu,
+				 cpus ? &pin : NULL, &to[i], &tg[i]))
 			goto out;
 	progress_done();
 	for (unsigned i = 0; i < ncfg; i++) {
@@ -510,6 +569,10 @@ static int cmd_validate(int argc, char **argv)
 		json_str(&j, "generated", gen);
 		json_u64(&j, "runs", runs);
 		json_str(&j, "measure", cpu ? "cpu" : "wall");
+		if (cpus)
+			json_str(&j, "cpus", cpus);
+		else
+			json_null(&j, "cpus");
 		json_arr(&j, "configs");
 		for (unsigned i = 0; i < ncfg; i++) {
 			json_obj(&j, NULL);

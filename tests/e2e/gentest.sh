@@ -332,6 +332,19 @@ j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sle
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate wall time" "wall true" "$(jq -r '[.measure, (.configs[0].original_s >= 0.3)] | join(" ")' <<<"$j")"
+# --cpus: both programs run on those CPUs only (grep sees its own list)
+j=$("$DBTPROF" gentest validate --json --runs 1 --cpus 0 --config "a=env" \
+	--original "grep -q ^Cpus_allowed_list:.0$ /proc/self/status" --generated true)
+eq "validate cpus" "0" "$(jq -r .cpus <<<"$j")"
+if [ "$(nproc)" -gt 1 ]; then
+	eq "validate cpus pin" 1 "$(status "$DBTPROF" gentest validate --runs 1 --cpus 0-1 --config "a=env" \
+		--original "grep -q ^Cpus_allowed_list:.0$ /proc/self/status" --generated true)"
+fi
+for c in x 1- ,0 0, 99999999999 ''; do
+	eq "validate bad cpus '$c'" 2 "$(status "$DBTPROF" gentest validate --cpus "$c" --original true --generated true)"
+done
+err=$("$DBTPROF" gentest validate --cpus 1000 --original true --generated true 2>&1 | head -1 || true)
+eq "validate unavailable cpus" "dbtprof gentest validate: --cpus 1000: none of them is available here" "$err"
 eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure cycles --original true --generated true)"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
 eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
