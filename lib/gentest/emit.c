@@ -386,6 +386,14 @@ static int seq_member(const uint32_t *seq_head, uint32_t b)
 	return seq_head[b] != UINT32_MAX && seq_head[b] != b;
 }
 
+/* The last member of head @b's sequence (@b itself if alone). */
+static uint32_t seq_last(const uint32_t *seq_next, uint32_t b)
+{
+	while (seq_next[b] != UINT32_MAX)
+		b = seq_next[b];
+	return b;
+}
+
 /* Members of head @b's sequence after @b. */
 static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 {
@@ -930,7 +938,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const uint32_t *seq_next, uint32_t b, int a64,
 			 char **text, char **slots, struct dbtp_gt_rw_stats *st)
 {
-	uint32_t last = b;
+	uint32_t last = seq_last(seq_next, b);
 	unsigned u = rd[b].u;
 	size_t len;
 	FILE *s = open_memstream(slots, &len);
@@ -938,8 +946,6 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 	if (!s)
 		return -1;
 	memset(st, 0, sizeof(*st));
-	while (seq_next[last] != UINT32_MAX)
-		last = seq_next[last];
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		fputs(rd[k].slots, s);
 		st->regs |= stat[k].regs;
@@ -1159,14 +1165,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		char *fn = NULL, *const *body = r->body;
 		const char *slots = r->slots;
 		size_t fn_len = 0;
+		uint32_t last;
 		FILE *ff;
-
-		uint32_t last = b;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
-		while (seq_next[last] != UINT32_MAX)
-			last = seq_next[last];
+		last = seq_last(seq_next, b);
 		if (closes(&rd[last]))
 			cut_last(rd[last].body[r->u - 1],
 				 last * DBTP_GT_MAX_UNROLL + r->u - 1,
