@@ -18,6 +18,12 @@
 #   GT_SCALE  --scale of the generated program (default 1)
 #   BENCH_SCALE  input scale of the workloads (default small)
 #   GT_CPUS   run the validations on these CPUs only (validate --cpus)
+#   GT_STAT   median (default) or min of the runs (validate --stat)
+#   GT_CONFIGS  names of default configurations to run (validate
+#             --config NAME; default: all)
+#   GT_STATIC  1: link the generated programs statically
+#   GT_REPEAT  sha256: hash the input this many times in one run (1), a
+#             longer original for large GT_SCALE
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -30,6 +36,10 @@ D=${DBTPROF:-$root/build/dbtprof}
 out=${GT_OUT:-$root/bench/out/gentest}
 runs=${GT_RUNS:-3}
 scale=${GT_SCALE:-1}
+repeat=${GT_REPEAT:-1}
+cflags="-O2 -pthread -Wall -Wextra${GT_STATIC:+ -static}"
+configs=()
+for c in ${GT_CONFIGS:-}; do configs+=(--config "$c"); done
 mkdir -p "$out"
 bench_prepare "$BENCH_SCALE" >/dev/null
 
@@ -40,6 +50,7 @@ set -- $*
 validate() { # NAME ORIGINAL-CMD GENERATED-CMD
 	echo "### $1" >&2
 	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
+		${GT_STAT:+--stat "$GT_STAT"} "${configs[@]}" \
 		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",
@@ -57,10 +68,12 @@ for w in "$@"; do
 	case $w in
 	sha256)
 		cmd=$(bench_cmdline sha256 "$BENCH_SCALE")
+		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		# shellcheck disable=SC2086
 		"$D" record -q -o "$out/sha256.trace" -- $cmd >/dev/null
 		"$D" gentest -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
-		cc -O2 -pthread -Wall -Wextra "$out/sha256.c" -o "$out/sha256-test"
+		# shellcheck disable=SC2086
+		cc $cflags "$out/sha256.c" -o "$out/sha256-test"
 		validate sha256 "$cmd" "$out/sha256-test --quiet --scale $scale"
 		;;
 	pigz)
@@ -71,7 +84,8 @@ for w in "$@"; do
 		done
 		"$D" gentest -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
 			"$out/pigz4.trace:4" >"$out/pigz.summary"
-		cc -O2 -pthread -Wall -Wextra "$out/pigz.c" -o "$out/pigz-test"
+		# shellcheck disable=SC2086
+		cc $cflags "$out/pigz.c" -o "$out/pigz-test"
 		validate pigz-8 "${cmd/-p 4/-p 8}" "$out/pigz-test --quiet --threads 8 --scale $scale"
 		;;
 	kernels-a64)

@@ -73,10 +73,10 @@ static const char validate_usage[] =
     "\n"
     "Time the original and the generated program under each DBT\n"
     "configuration (a command prefix; the first is the baseline), the\n"
-    "median of --runs runs each (the two programs' runs alternate, so\n"
-    "other load on the machine falls on both alike), by CPU time (user +\n"
-    "system of the run and its threads) or wall time, stdin, stdout and\n"
-    "stderr on /dev/null,\n"
+    "median (or least) of --runs runs each (the two programs' runs\n"
+    "alternate, so other load on the machine falls on both alike), by CPU\n"
+    "time (user + system of the run and its threads) or wall time, stdin,\n"
+    "stdout and stderr on /dev/null,\n"
     "and report for each configuration the time ratio to the baseline of\n"
     "both programs and the relative error between the ratios; then the\n"
     "mean error, the Spearman rank correlation of the ratios and the\n"
@@ -97,7 +97,8 @@ static const char validate_usage[] =
     "                         vg-memcheck=valgrind --tool=memcheck;\n"
     "                         when the generated program is an AArch64\n"
     "                         ELF file: the three qemu ones with\n"
-    "                         qemu-aarch64\n"
+    "                         qemu-aarch64; a bare NAME (--config\n"
+    "                         vg-none) picks one of these defaults\n"
     "  -r, --runs N           runs per program and configuration (3)\n"
     "      --cpus LIST        run both programs on these CPUs only\n"
     "                         (e.g. 0 or 0,2-3): a multi-threaded\n"
@@ -105,7 +106,11 @@ static const char validate_usage[] =
     "                         threads cannot move between cores\n"
     "      --measure cpu|wall  CPU time (default: steadier on a busy\n"
     "                         machine) or elapsed time\n"
-    "      --json             the results as JSON\n"
+    "      --stat median|min  a configuration's time from its runs:\n"
+    "                         the median (default) or the least; load\n"
+    "                         only ever adds time\n"
+    "      --json             the results as JSON, every run's time\n"
+    "                         included\n"
     "  -h, --help             this text\n";
 
 static const char *const default_configs[] = {
@@ -124,6 +129,25 @@ static const char *const default_configs_a64[] = {
     "qemu-nochain=qemu-aarch64 -d nochain",
     "qemu-singlestep=qemu-aarch64 -singlestep",
 };
+
+#define NDEFAULT(a64)                                                          \
+	((a64) ? sizeof(default_configs_a64) / sizeof(*default_configs_a64)    \
+	       : sizeof(default_configs) / sizeof(*default_configs))
+
+/* The default configuration NAME=PREFIX called @name, or NULL. */
+static const char *default_config(const char *name, int a64)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < NDEFAULT(a64); i++) {
+		const char *c =
+		    a64 ? default_configs_a64[i] : default_configs[i];
+
+		if (!strncmp(c, name, len) && c[len] == '=')
+			return c;
+	}
+	return NULL;
+}
 
 static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
 
@@ -190,6 +214,8 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		printf("  %-10s %16s  %7.3f%%\n", outcome_name[j],
 		       fmt_u64((uint64_t)s->dyn[j], n1),
 		       tot ? 100 * s->dyn[j] / tot : 0);
+	printf("bytes read from /dev/zero at T=%g: %s\n", naive ? 1 : tmax,
+	       fmt_u64((uint64_t)s->read, n1));
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -233,6 +259,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "skipped", s->skipped);
 	json_u64(&j, "loader_blocks", s->loader);
 	json_u64(&j, "loader_instructions", (uint64_t)s->dyn_loader);
+	json_u64(&j, "read_bytes", (uint64_t)s->read);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
@@ -364,31 +391,43 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *t, unsigned n)
+/* The median, or with @min the least, of @n times, @t left unchanged. */
+static double summary(const double *t, unsigned n, int min)
 {
-	qsort(t, n, sizeof(double), cmp_double);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	double s[64];
+
+	memcpy(s, t, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	if (min)
+		return s[0];
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 /*
- * The median times of @orig and @gen under @pre, *@to and *@tg, over
- * @runs runs each, the two alternating; 0 or -1 after a message.
+ * @runs runs each of @orig and @gen under @pre, the two alternating, their
+ * times in @a and @b; 0 or -1 after a message.
  */
-static int median_times(const char *pre, const char *orig, const char *gen,
-			unsigned runs, int cpu, const cpu_set_t *pin,
-			double *to, double *tg)
+static int time_runs(const char *pre, const char *orig, const char *gen,
+		     unsigned runs, int cpu, const cpu_set_t *pin, double *a,
+		     double *b)
 {
-	double a[64], b[64];
-
 	for (unsigned i = 0; i < runs; i++) {
 		progress("validate: %s (%u/%u)", pre, i + 1, runs);
 		if ((a[i] = time_run(pre, orig, cpu, pin)) < 0 ||
 		    (b[i] = time_run(pre, gen, cpu, pin)) < 0)
 			return -1;
 	}
-	*to = median(a, runs);
-	*tg = median(b, runs);
 	return 0;
+}
+
+/* The times of every run, in the order they ran. */
+static void json_runs(struct json *j, const char *key, const double *t,
+		      unsigned n)
+{
+	json_arr(j, key);
+	for (unsigned i = 0; i < n; i++)
+		json_double(j, NULL, t[i]);
+	json_close_arr(j);
 }
 
 /* A CPU list, "0" or "0,2-3", into @set: 0, or -1 if malformed. */
@@ -423,7 +462,15 @@ static int parse_cpus(const char *s, cpu_set_t *set)
 
 static int cmd_validate(int argc, char **argv)
 {
-	enum { O_ORIG = 256, O_GEN, O_CONFIG, O_JSON, O_MEASURE, O_CPUS };
+	enum {
+		O_ORIG = 256,
+		O_GEN,
+		O_CONFIG,
+		O_JSON,
+		O_MEASURE,
+		O_CPUS,
+		O_STAT
+	};
 	static const struct option opts[] = {
 	    {"original", required_argument, NULL, O_ORIG},
 	    {"generated", required_argument, NULL, O_GEN},
@@ -431,6 +478,7 @@ static int cmd_validate(int argc, char **argv)
 	    {"runs", required_argument, NULL, 'r'},
 	    {"measure", required_argument, NULL, O_MEASURE},
 	    {"cpus", required_argument, NULL, O_CPUS},
+	    {"stat", required_argument, NULL, O_STAT},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -439,11 +487,11 @@ static int cmd_validate(int argc, char **argv)
 	cpu_set_t pin, avail;
 	char *names[64] = {0};
 	const char *pre[64];
-	double to[64], tg[64];
+	double to[64], tg[64], (*ro)[64] = NULL, (*rg)[64] = NULL;
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0;
-	int c, json = 0, rc = 1, cpu = 1;
+	int c, json = 0, rc = 1, cpu = 1, min = 0, a64;
 	char *end;
 
 	opterr = 0;
@@ -460,12 +508,12 @@ static int cmd_validate(int argc, char **argv)
 			if (ncfg == 64)
 				return usage_error("gentest validate",
 						   "at most 64 --config");
-			if (!strchr(optarg, '=') || optarg[0] == '=' ||
-			    !strchr(optarg, '=')[1])
+			if (!*optarg || optarg[0] == '=' ||
+			    (strchr(optarg, '=') && !strchr(optarg, '=')[1]))
 				return usage_error(
 				    "gentest validate",
-				    "--config wants NAME=COMMAND,"
-				    " not '%s'",
+				    "--config wants NAME=COMMAND or the NAME "
+				    "of a default, not '%s'",
 				    optarg);
 			cfg[ncfg++] = optarg;
 			break;
@@ -492,6 +540,14 @@ static int cmd_validate(int argc, char **argv)
 						   "not '%s'",
 						   optarg);
 			cpu = !strcmp(optarg, "cpu");
+			break;
+		case O_STAT:
+			if (strcmp(optarg, "median") && strcmp(optarg, "min"))
+				return usage_error("gentest validate",
+						   "--stat is median or min, "
+						   "not '%s'",
+						   optarg);
+			min = !strcmp(optarg, "min");
 			break;
 		case O_CPUS:
 			if (parse_cpus(optarg, &pin))
@@ -525,16 +581,23 @@ static int cmd_validate(int argc, char **argv)
 					   "available here",
 					   cpus);
 	}
-	if (!ncfg && aarch64_program(gen))
-		for (size_t i = 0; i < sizeof(default_configs_a64) /
-					   sizeof(*default_configs_a64);
-		     i++)
-			cfg[ncfg++] = default_configs_a64[i];
+	a64 = aarch64_program(gen);
 	if (!ncfg)
-		for (size_t i = 0;
-		     i < sizeof(default_configs) / sizeof(*default_configs);
-		     i++)
-			cfg[ncfg++] = default_configs[i];
+		for (size_t i = 0; i < NDEFAULT(a64); i++)
+			cfg[ncfg++] =
+			    a64 ? default_configs_a64[i] : default_configs[i];
+	for (unsigned i = 0; i < ncfg; i++) {
+		const char *d =
+		    strchr(cfg[i], '=') ? cfg[i] : default_config(cfg[i], a64);
+
+		if (!d)
+			return usage_error("gentest validate",
+					   "--config %s: no default "
+					   "configuration of that name for %s "
+					   "programs",
+					   cfg[i], a64 ? "AArch64" : "x86-64");
+		cfg[i] = d;
+	}
 	for (unsigned i = 0; i < ncfg; i++) {
 		const char *eq = strchr(cfg[i], '=');
 
@@ -545,10 +608,19 @@ static int cmd_validate(int argc, char **argv)
 		}
 		pre[i] = eq + 1;
 	}
-	for (unsigned i = 0; i < ncfg; i++)
-		if (median_times(pre[i], orig, gen, runs, cpu,
-				 cpus ? &pin : NULL, &to[i], &tg[i]))
+	ro = calloc(ncfg, sizeof(*ro));
+	rg = calloc(ncfg, sizeof(*rg));
+	if (!ro || !rg) {
+		error("out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < ncfg; i++) {
+		if (time_runs(pre[i], orig, gen, runs, cpu, cpus ? &pin : NULL,
+			      ro[i], rg[i]))
 			goto out;
+		to[i] = summary(ro[i], runs, min);
+		tg[i] = summary(rg[i], runs, min);
+	}
 	progress_done();
 	for (unsigned i = 0; i < ncfg; i++) {
 		/* a clock too coarse for a run: one microsecond */
@@ -569,6 +641,7 @@ static int cmd_validate(int argc, char **argv)
 		json_str(&j, "generated", gen);
 		json_u64(&j, "runs", runs);
 		json_str(&j, "measure", cpu ? "cpu" : "wall");
+		json_str(&j, "stat", min ? "min" : "median");
 		if (cpus)
 			json_str(&j, "cpus", cpus);
 		else
@@ -583,6 +656,8 @@ static int cmd_validate(int argc, char **argv)
 			json_double(&j, "original_ratio", v.ratio_orig[i]);
 			json_double(&j, "generated_ratio", v.ratio_gen[i]);
 			json_double(&j, "error", v.error[i]);
+			json_runs(&j, "original_runs", ro[i], runs);
+			json_runs(&j, "generated_runs", rg[i], runs);
 			json_close_obj(&j);
 		}
 		json_close_arr(&j);
@@ -615,6 +690,8 @@ static int cmd_validate(int argc, char **argv)
 out:
 	progress_done();
 	dbtp_gt_vstats_free(&v);
+	free(ro);
+	free(rg);
 	for (unsigned i = 0; i < ncfg; i++)
 		free(names[i]);
 	return rc;

@@ -65,7 +65,9 @@ struct dbtp_gt_block {
 	uint32_t ninsns, nbytes;
 	uint8_t *sizes, *bytes;
 	uint64_t count;
-	int loader; /* in the dynamic loader (dbtp_gt_is_loader()) */
+	uint64_t read; /* bytes its system call read (read family), over the
+			  profiles, as the calls returned them */
+	int loader;    /* in the dynamic loader (dbtp_gt_is_loader()) */
 };
 
 /**
@@ -208,11 +210,14 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_MXCSR 16	 /* 0x1f80: default MXCSR */
 #define DBTP_GT_SLOT_FCW 24	 /* 0x037f: default x87 control word */
 #define DBTP_GT_SLOT_DIV 32	 /* divisor 3, 64 bytes of it */
+#define DBTP_GT_SLOT_ZERO 128	 /* descriptor of /dev/zero (or -1) */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
 #define DBTP_GT_STACK_MID 327680 /* private stack pointer at entry */
-#define DBTP_GT_BUF_SIZE 655360	 /* whole buffer */
+#define DBTP_GT_READ 655360	 /* where reproduced reads land */
+#define DBTP_GT_READ_SIZE 131072 /* at most this much a read */
+#define DBTP_GT_BUF_SIZE 786432	 /* whole buffer */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
 /* AArch64: stack-pointer moves kept per block copy (the private stack is
@@ -260,6 +265,14 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		     uint64_t vaddr, FILE *f, FILE *slots,
 		     struct dbtp_gt_rw_stats *st, dbtp_err *err);
 
+/**
+ * dbtp_gt_rw_read() - the system call of the blocks rewritten from now on
+ * reads @bytes (at most DBTP_GT_READ_SIZE) from /dev/zero into the
+ * buffer's read area, standing in for the profile's reads; 0 (the
+ * default): getpid.
+ */
+void dbtp_gt_rw_read(dbtp_gt_rw *rw, uint32_t bytes);
+
 void dbtp_gt_rw_close(dbtp_gt_rw *rw);
 
 /*
@@ -297,6 +310,7 @@ struct dbtp_gt_emit_opts {
 struct dbtp_gt_summary {
 	uint32_t blocks, skipped, loader;
 	double dyn[3], dyn_loader;
+	double read; /* bytes the emitted blocks read (as dyn) */
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

@@ -117,6 +117,8 @@ static const char driver[] =
     "\tmemcpy(b + GT_SLOT_FCW, &v, 8);\n"
     "\tv = 3;\n"
     "\tmemcpy(b + GT_SLOT_DIV, &v, 8);\n"
+    "\tv = (uint64_t)(int64_t)open(\"/dev/zero\", O_RDONLY | O_CLOEXEC);\n"
+    "\tmemcpy(b + GT_SLOT_ZERO, &v, 8);\n"
     "\tGT_FXSAVE(b + GT_SLOT_FXSAVE);\n"
     "\treturn b;\n"
     "}\n"
@@ -151,6 +153,7 @@ static const char driver[] =
     "\tunsigned *hot = calloc(g->nhot + 1, sizeof(unsigned));\n"
     "\tunsigned *cold = calloc(g->nhot + 1, sizeof(unsigned));\n"
     "\tunsigned start[GT_SLICES + 1] = {0}, at[GT_SLICES] = {0}, nh = 0;\n"
+    "\tint64_t fd;\n"
     "\n"
     "\tif (!n || !done || !hot || !cold) {\n"
     "\t\tfputs(\"out of memory\\n\", stderr);\n"
@@ -196,6 +199,9 @@ static const char driver[] =
     "\tfree(done);\n"
     "\tfree(hot);\n"
     "\tfree(cold);\n"
+    "\tmemcpy(&fd, t->buf + GT_SLOT_ZERO, 8);\n"
+    "\tif (fd >= 0)\n"
+    "\t\tclose((int)fd);\n"
     "\tmunmap(t->buf - (GT_RESERVE - GT_BUF_SIZE) / 2, GT_RESERVE);\n"
     "\treturn NULL;\n"
     "}\n"
@@ -992,6 +998,15 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 	return 0;
 }
 
+/* Bytes block @bl's system call reads an execution: the profiles' reads
+ * there over its executions, rounded, at most DBTP_GT_READ_SIZE. */
+static uint32_t read_per_exec(const struct dbtp_gt_block *bl)
+{
+	uint64_t n = bl->count ? (bl->read + bl->count / 2) / bl->count : 0;
+
+	return n < DBTP_GT_READ_SIZE ? (uint32_t)n : DBTP_GT_READ_SIZE;
+}
+
 /*
  * Rewrite block @b's copies from r->done up to r->u: copy j's text in
  * r->body[j], their slots after r->slots; copy 0's statistics in *@st0.
@@ -1008,6 +1023,7 @@ static int rewrite_copies(dbtp_gt_rw *rw, const dbtp_gt_model *m, uint32_t b,
 
 	if (!sf)
 		return -1;
+	dbtp_gt_rw_read(rw, read_per_exec(bl));
 	for (; r->done < r->u && !bad; r->done++) {
 		unsigned j = r->done;
 		FILE *bf = open_memstream(&r->body[j], &blen);
@@ -1129,7 +1145,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		" * behaviour.  cc -O2 -pthread FILE.c -o test && ./test "
 		"--help */\n"
 		"#define _GNU_SOURCE\n"
-		"#include <pthread.h>\n#include <stdint.h>\n"
+		"#include <fcntl.h>\n#include <pthread.h>\n"
+		"#include <stdint.h>\n#include <unistd.h>\n"
 		"#include <stdio.h>\n#include <stdlib.h>\n"
 		"#include <string.h>\n#include <sys/auxv.h>\n"
 		"#include <sys/mman.h>\n#include <time.h>\n\n",
@@ -1138,13 +1155,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	fprintf(f,
 		"#define GT_NAME \"%s\"\n#define GT_THREADS %.17g\n"
 		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
-		"#define GT_SLOT_DIV %d\n#define GT_SLOT_FXSAVE %d\n"
+		"#define GT_SLOT_DIV %d\n#define GT_SLOT_ZERO %d\n"
+		"#define GT_SLOT_FXSAVE %d\n"
 		"#define GT_DATA %d\n#define GT_BUF_SIZE %d\n"
 		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
-		DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL);
+		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
+		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1259,6 +1277,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			}
 			if (bl->loader)
 				sum->dyn_loader += (double)c * bl->ninsns;
+			sum->read += (double)c * read_per_exec(bl);
 			for (int j = 0; j < 3; j++)
 				sum->dyn[j] +=
 				    (double)c * sum->stat[h->block].n[j];

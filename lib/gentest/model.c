@@ -16,6 +16,7 @@ struct pthread_rec {
 	int32_t parent;
 	uint64_t created_blocks, join_blocks, blocks, insns;
 	int joined;		   /* join_blocks was set from an exit event */
+	int64_t last;		   /* model block last run + 1, or 0 */
 	struct dbtp_u64map counts; /* model block -> executions */
 	uint32_t group;
 	uint32_t *sig; /* sorted blocks executed */
@@ -134,6 +135,16 @@ static int grow_threads(struct profile *p, uint32_t n)
 	return 0;
 }
 
+/* Whether system call @nr of @arch reads into memory: read, pread64,
+ * readv, preadv, preadv2. */
+static int reads(enum dbtp_arch arch, int64_t nr)
+{
+	if (arch == DBTP_ARCH_AARCH64)
+		return nr == 63 || nr == 67 || nr == 65 || nr == 69 ||
+		       nr == 286;
+	return nr == 0 || nr == 17 || nr == 19 || nr == 295 || nr == 327;
+}
+
 int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		      double threads, dbtp_err *err)
 {
@@ -189,6 +200,14 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 			}
 			continue;
 		}
+		/* a read's bytes go to the block whose system call made it */
+		if (ev.type == DBTP_EV_SYSRET && ev.ret > 0 &&
+		    ev.thread < p->nth && p->th[ev.thread].last &&
+		    reads(info->arch, ev.sysno)) {
+			m->blk[p->th[ev.thread].last - 1].read +=
+			    (uint64_t)ev.ret;
+			continue;
+		}
 		if (ev.type != DBTP_EV_BLOCK)
 			continue;
 		if (ev.block->id >= nmap) {
@@ -219,6 +238,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 			goto nomem;
 		++*c;
 		m->blk[map[ev.block->id] - 1].count++;
+		tr->last = map[ev.block->id];
 	}
 	free(map);
 	if (r < 0)

@@ -26,9 +26,10 @@
  *  - direct branches keep their condition and land on the next
  *    instruction; br, blr and ret (also with pointer authentication) go
  *    through their register, first set by adr to the next instruction;
- *  - svc becomes getpid (x8 = 172); mrs of EL0-readable registers is kept,
- *    msr fpcr writes the default (0); dc zva and the other EL0 cache
- *    maintenance operations work on [x28];
+ *  - svc becomes getpid (x8 = 172), or a read from /dev/zero as long as
+ *    the profile's reads there (dbtp_gt_rw_read()); mrs of EL0-readable
+ * registers is kept, msr fpcr writes the default (0); dc zva and the other EL0
+ * cache maintenance operations work on [x28];
  *  - sp writes other than small adjustments reset it to the private stack,
  *    as does a block moving it by more than DBTP_GT_A64_SP_BUDGET;
  *  - dropped: exception generation other than svc, privileged system
@@ -39,6 +40,7 @@
  *    [x28]), unallocated encodings.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,35 @@ static void helper(struct ctx *c, const char *text)
 {
 	fprintf(c->f, "\t%s\n", text);
 	c->st->helpers++;
+}
+
+_Static_assert(DBTP_GT_DATA - DBTP_GT_SLOT_ZERO < 4096 &&
+		   (DBTP_GT_READ - DBTP_GT_DATA) % 4096 == 0 &&
+		   (DBTP_GT_READ - DBTP_GT_DATA) >> 12 < 4096,
+	       "the read helpers' immediates");
+
+/* read(zero, buffer + READ, bytes) instead of the profile's reads. */
+static void svc_read(struct ctx *c)
+{
+	char t[64];
+	uint32_t n = c->rw->read;
+
+	c->st->regs |= 1u << 1 | 1u << 2;
+	helper(c, "mov x8, #63\t// read");
+	snprintf(t, sizeof(t), "sub x0, x28, #%d",
+		 DBTP_GT_DATA - DBTP_GT_SLOT_ZERO);
+	helper(c, t);
+	helper(c, "ldr x0, [x0]");
+	snprintf(t, sizeof(t), "add x1, x28, #%d, lsl #12",
+		 (DBTP_GT_READ - DBTP_GT_DATA) >> 12);
+	helper(c, t);
+	snprintf(t, sizeof(t), "movz x2, #%" PRIu32, n & 0xffff);
+	helper(c, t);
+	if (n >> 16) {
+		snprintf(t, sizeof(t), "movk x2, #%" PRIu32 ", lsl #16",
+			 n >> 16);
+		helper(c, t);
+	}
 }
 
 /* Emit @nw, kept if it is the original word @w, else rewritten. */
@@ -747,8 +778,11 @@ static void branch_sys(struct ctx *c, uint32_t w, uint32_t *regs)
 		return;
 	}
 	if ((w & 0xffe0001fu) == 0xd4000001u) { /* svc */
-		helper(c, "mov x8, #172\t// getpid");
 		c->st->regs |= 1u << 8 | 1u << 0;
+		if (c->rw->read)
+			svc_read(c);
+		else
+			helper(c, "mov x8, #172\t// getpid");
 		emit(c, w, w, 1);
 		return;
 	}

@@ -22,14 +22,16 @@
  *    iteration, so each profiled execution is one iteration);
  *  - div/idiv divide a sign- or zero-extended dividend by 3 from the
  *    buffer; bt* with a register bit offset have it masked; syscall becomes
- *    getpid; cpuid gets leaf 0; ldmxcsr, fldcw and fxrstor load prepared
- *    default images; stack-pointer writes other than small adjustments
+ *    getpid, or a read from /dev/zero as long as the profile's reads there
+ *    (dbtp_gt_rw_read()); cpuid gets leaf 0; ldmxcsr, fldcw and fxrstor load
+ * prepared default images; stack-pointer writes other than small adjustments
  *    reset it to the private stack;
  *  - dropped: privileged and interrupt instructions, far branches, segment
  *    register writes, xsave/xrstor, gathers and scatters, TSX, fldenv and
  *    frstor, address-size-prefixed string instructions.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,7 +435,21 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		case X86_INS_SYSCALL:
 			ends = 1;
 			st->regs |= 1u << 0 | 1u << 1 | 1u << 11;
-			fprintf(f, "\tmov eax, 39\t# getpid\n");
+			if (rw->read) {
+				/* read(zero, buffer + READ, bytes): mov, not
+				 * xor, leaves the flags alone */
+				st->regs |= 1u << 2 | 1u << 6 | 1u << 7;
+				fprintf(f,
+					"\tmov eax, 0\t# read\n"
+					"\tmov edi, dword ptr [r15 + %d]\n"
+					"\tlea rsi, [r15 + %d]\n"
+					"\tmov edx, %" PRIu32 "\n",
+					DBTP_GT_SLOT_ZERO, DBTP_GT_READ,
+					rw->read);
+				st->helpers += 3;
+			} else {
+				fprintf(f, "\tmov eax, 39\t# getpid\n");
+			}
 			emit_bytes(f, in);
 			st->helpers++;
 			st->n[DBTP_GT_REWRITTEN]++;

@@ -43,6 +43,11 @@ int dbtp_gt_rw_open(dbtp_gt_rw **out, enum dbtp_arch arch, dbtp_err *err)
 	return 0;
 }
 
+void dbtp_gt_rw_read(dbtp_gt_rw *rw, uint32_t bytes)
+{
+	rw->read = bytes < DBTP_GT_READ_SIZE ? bytes : DBTP_GT_READ_SIZE;
+}
+
 void dbtp_gt_rw_close(dbtp_gt_rw *rw)
 {
 	if (!rw)

@@ -16,6 +16,7 @@ struct dbtp_gt_rw {
 	csh cs;
 	cs_insn *insn, *aux; /* the instruction; a rewritten encoding */
 	enum dbtp_arch arch;
+	uint32_t read; /* dbtp_gt_rw_read() */
 };
 
 /* dbtp_gt_rw_block() for one architecture. */

@@ -190,6 +190,43 @@ addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
 eq "w loop at 8" 207992 "$("$T/wt" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
 eq "w under qemu" 0 "$(status qemu-x86_64 "$T/wt" --threads 8)"
 
+# A program that reads a 10,500-byte file 1,000 bytes at a time: 12
+# reads (the last at the end of the file) bring 10,500 bytes, so the
+# generated program reads /dev/zero 12 times, 875 bytes each.
+cat >"$T/rd.c" <<'EOF'
+#include <fcntl.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	char b[1000];
+	int fd = open(argc > 1 ? argv[1] : "", O_RDONLY);
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+	return 0;
+}
+EOF
+head -c 10500 /dev/zero >"$T/rd.in"
+# TRACE's reads: how many, their bytes, the distinct results
+reads() {
+	"$DBTPROF" dump "$1" | awk '$2 == "sysret" && $4 == "read" { print $6 }' |
+		awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
+	"$DBTPROF" dump "$1" | awk '$2 == "sysret" && $4 == "read" { print $6 }' | sort -nu | tr '\n' ' '
+}
+rd_check() { # CC RUNNER NAME
+	$1 -O1 -static -o "$T/$3" "$T/rd.c"
+	"$DBTPROF" record -q -m blocks -o "$T/$3.trace" -- "$T/$3" "$T/rd.in"
+	eq "$3: the profile's reads" "12 10500
+0 500 1000 " "$(reads "$T/$3.trace")"
+	"$DBTPROF" gentest -o "$T/$3t.c" "$T/$3.trace" >"$T/$3t.sum"
+	contains "$3: summary" "bytes read from /dev/zero at T=1: 10,500" "$(cat "$T/$3t.sum")"
+	$1 -static $CFLAGS_GT "$T/$3t.c" -o "$T/$3t"
+	"$DBTPROF" record -q -m blocks -o "$T/$3t.trace" -- "$T/$3t" --quiet
+	eq "$3: the generated program's reads" "12 10500
+875 " "$(reads "$T/$3t.trace")"
+	eq "$3: runs" 0 "$(status $2 "$T/$3t" --quiet)"
+}
+rd_check "$CC" "" rd
+
 # The dynamic loader's blocks run only when the generated program is
 # linked statically: linked dynamically, it runs a loader of its own.
 # Static: the plan is the profile.  Dynamic: exactly the loader's blocks
@@ -300,6 +337,11 @@ if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
 	eq "a64 validate commands" "qemu-aarch64,qemu-aarch64 -d nochain,qemu-aarch64 -singlestep" \
 		"$(jq -r '[.configs[].command] | join(",")' <<<"$j")"
 	eq "a64 validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+	err=$("$DBTPROF" gentest validate --config vg-none --original true --generated "$T/a64_loop" 2>&1 | head -1 || true)
+	eq "a64 validate no valgrind default" "dbtprof gentest validate: --config vg-none: no default configuration of that name for AArch64 programs" "$err"
+
+	# the reads above, for AArch64: svc reads /dev/zero as much
+	rd_check "$CC_A64" qemu-aarch64 rda
 
 	# The worker program above, built for AArch64 and profiled at 1, 2
 	# and 4 workers: the same model, and its 8-thread run executes the
@@ -345,6 +387,22 @@ for c in x 1- ,0 0, 99999999999 ''; do
 done
 err=$("$DBTPROF" gentest validate --cpus 1000 --original true --generated true 2>&1 | head -1 || true)
 eq "validate unavailable cpus" "dbtprof gentest validate: --cpus 1000: none of them is available here" "$err"
+# every run's time is kept; a configuration's time is their median, or
+# with --stat min their least
+printf 'i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done\n' >"$T/burn.sh"
+j=$("$DBTPROF" gentest validate --json --runs 5 --config "a=env" --config "b=nice" \
+	--original "sh $T/burn.sh" --generated true)
+eq "validate runs kept" "median 5 5 5 5" "$(jq -r '[.stat, (.configs[] | (.original_runs, .generated_runs) | length)] | join(" ")' <<<"$j")"
+eq "validate median of runs" "true true" "$(jq -r '[.configs[] | .original_s == (.original_runs | sort | .[2]) and .generated_s == (.generated_runs | sort | .[2])] | join(" ")' <<<"$j")"
+j=$("$DBTPROF" gentest validate --json --runs 3 --stat min --config "a=env" --config "b=nice" \
+	--original "sh $T/burn.sh" --generated true)
+eq "validate least of runs" "min true true" "$(jq -r '[.stat, (.configs[] | .original_s == (.original_runs | min) and .generated_s == (.generated_runs | min))] | join(" ")' <<<"$j")"
+j=$("$DBTPROF" gentest validate --json --runs 1 --config qemu-nochain --config "b=nice" --config qemu \
+	--original "$G/x86_64/loop" --generated "$T/loop")
+eq "validate default by name" "qemu-x86_64 -d nochain,nice,qemu-x86_64" "$(jq -r '[.configs[].command] | join(",")' <<<"$j")"
+err=$("$DBTPROF" gentest validate --config vg-fast --original true --generated true 2>&1 | head -1 || true)
+eq "validate unknown default" "dbtprof gentest validate: --config vg-fast: no default configuration of that name for x86-64 programs" "$err"
+eq "validate bad stat" 2 "$(status "$DBTPROF" gentest validate --stat mean --original true --generated true)"
 eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure cycles --original true --generated true)"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
 eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"

@@ -413,6 +413,43 @@ static void test_outcomes(void)
 	}
 	/* the loads and stores Capstone knows, after rewriting */
 	CHECK_EQ(accesses, 45);
+	/* svc as a read of the profile's bytes: 70000 = 1 << 16 | 4464;
+	 * more than the read area holds is cut to it (2 << 16); 0: getpid */
+	{
+		static const struct {
+			uint32_t bytes;
+			const char *want;
+		} rd[] = {
+		    {70000, "\tmov x8, #63\t// read\n\tsub x0, x28, #3968\n"
+			    "\tldr x0, [x0]\n\tadd x1, x28, #159, lsl #12\n"
+			    "\tmovz x2, #4464\n\tmovk x2, #1, lsl #16\n"},
+		    {875, "\tmovz x2, #875\n\t.inst 0xd4000001"},
+		    {1u << 30, "\tmovz x2, #0\n\tmovk x2, #2, lsl #16\n"},
+		    {0, "\tmov x8, #172\t// getpid\n\t.inst 0xd4000001"},
+		};
+		uint8_t svc[4] = {0x01, 0x00, 0x00, 0xd4};
+
+		for (size_t i = 0; i < sizeof(rd) / sizeof(*rd); i++) {
+			struct dbtp_gt_rw_stats st;
+			char *text = NULL;
+			size_t len = 0;
+			FILE *tf = open_memstream(&text, &len),
+			     *sf = fopen("/dev/null", "w");
+
+			dbtp_gt_rw_read(rw, rd[i].bytes);
+			CHECK(!dbtp_gt_rw_block(rw, 950, svc, 4, 1, NULL,
+						0x400000, tf, sf, &st, &err));
+			fclose(tf);
+			fclose(sf);
+			CHECK(strstr(text, rd[i].want) != NULL);
+			if (!strstr(text, rd[i].want))
+				fprintf(stderr, "read %u:\n%s", rd[i].bytes,
+					text);
+			CHECK_EQ(st.regs & (X(0) | X(8)), X(0) | X(8));
+			CHECK_EQ(!!(st.regs & (X(1) | X(2))), rd[i].bytes != 0);
+			free(text);
+		}
+	}
 	/* Which instructions move sp (a sequence resets it after those
 	 * only): sp as a base without writeback does not. */
 	{

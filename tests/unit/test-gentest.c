@@ -698,6 +698,99 @@ out:
 	dbtp_gt_model_free(m);
 }
 
+/*
+ * Reads go to the block whose system call made them: in thread 0, A then
+ * read() = 100, A then read() = 50, B then write() = 7, B then read() =
+ * -EAGAIN; in thread 1, B then pread64() = 30 (another thread's A ran
+ * last).  A read 150 bytes, B 30, the same again from a second profile.
+ */
+static void test_reads(void)
+{
+	char path[256];
+	const char *paths[2] = {path, path};
+	double T[2] = {1, 2};
+	uint64_t args[6] = {0};
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	dbtp_gt_model *m;
+	uint32_t a, b;
+	uint64_t ra = 0, rb = 0;
+
+	snprintf(path, sizeof(path), "%s/reads.trace", dir);
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	b = add_block(w, 0x402000);
+	exec_n(w, 0, a, 1);
+	CHECK(!dbtp_writer_syscall(w, 0, 0, args, &err));
+	CHECK(!dbtp_writer_sysret(w, 0, 0, 100, &err));
+	exec_n(w, 0, a, 1);
+	CHECK(!dbtp_writer_sysret(w, 0, 0, 50, &err));
+	clone_ret(w, 0, 1);
+	exec_n(w, 0, b, 1);
+	CHECK(!dbtp_writer_sysret(w, 0, 1, 7, &err));
+	exec_n(w, 0, b, 1);
+	CHECK(!dbtp_writer_sysret(w, 0, 0, -11, &err));
+	exec_n(w, 1, b, 1);
+	exec_n(w, 0, a, 1);
+	CHECK(!dbtp_writer_sysret(w, 1, 17, 30, &err));
+	CHECK(!dbtp_writer_thread_exit(w, 1, &err));
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 2);
+	for (uint32_t i = 0; i < dbtp_gt_model_nblocks(m); i++) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, i);
+
+		if (bl->vaddr == 0x401000)
+			ra = bl->read;
+		if (bl->vaddr == 0x402000)
+			rb = bl->read;
+	}
+	CHECK(ra == 300);
+	CHECK(rb == 60);
+	dbtp_gt_model_free(m);
+
+	/* syscall as such a read; more than the read area holds is cut to
+	 * it; 0: getpid */
+	{
+		static const struct {
+			uint32_t bytes;
+			const char *want;
+		} rd[] = {
+		    {875, "\tmov eax, 0\t# read\n"
+			  "\tmov edi, dword ptr [r15 + 128]\n"
+			  "\tlea rsi, [r15 + 655360]\n"
+			  "\tmov edx, 875\n\t.byte 0x0f,0x05"},
+		    {1u << 30, "\tmov edx, 131072\n"},
+		    {0, "\tmov eax, 39\t# getpid\n\t.byte 0x0f,0x05"},
+		};
+		static const uint8_t sys[2] = {0x0f, 0x05};
+		dbtp_gt_rw *rw = NULL;
+
+		CHECK(!dbtp_gt_rw_open(&rw, DBTP_ARCH_X86_64, &err));
+		for (size_t i = 0; rw && i < sizeof(rd) / sizeof(*rd); i++) {
+			struct dbtp_gt_rw_stats st;
+			char *text = NULL;
+			size_t len = 0;
+			FILE *tf = open_memstream(&text, &len),
+			     *sf = fopen("/dev/null", "w");
+
+			dbtp_gt_rw_read(rw, rd[i].bytes);
+			CHECK(!dbtp_gt_rw_block(rw, 7, sys, 2, 1, NULL,
+						0x401000, tf, sf, &st, &err));
+			fclose(tf);
+			fclose(sf);
+			CHECK(strstr(text, rd[i].want) != NULL);
+			if (!strstr(text, rd[i].want))
+				fprintf(stderr, "read %u:\n%s", rd[i].bytes,
+					text);
+			/* rdx, rsi, rdi: written only for a read */
+			CHECK_EQ(!!(st.regs & 0xc4), rd[i].bytes != 0);
+			free(text);
+		}
+		dbtp_gt_rw_close(rw);
+	}
+}
+
 static void test_loader(void)
 {
 	CHECK(dbtp_gt_is_loader("/lib64/ld-linux-x86-64.so.2"));
@@ -765,6 +858,7 @@ int main(void)
 	test_sequence_copies();
 	test_closing();
 	test_loader();
+	test_reads();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
