@@ -28,8 +28,8 @@
  *    through their register, first set by adr to the next instruction;
  *  - svc becomes getpid (x8 = 172), or a read from /dev/zero as long as
  *    the profile's reads there (dbtp_gt_rw_read()); mrs of EL0-readable
- * registers is kept, msr fpcr writes the default (0); dc zva and the other EL0
- * cache maintenance operations work on [x28];
+ *    registers is kept, msr fpcr writes the default (0); dc zva and the
+ *    other EL0 cache maintenance operations work on [x28];
  *  - sp writes other than small adjustments reset it to the private stack,
  *    as does a block moving it by more than DBTP_GT_A64_SP_BUDGET;
  *  - dropped: exception generation other than svc, privileged system

@@ -23,9 +23,9 @@
  *  - div/idiv divide a sign- or zero-extended dividend by 3 from the
  *    buffer; bt* with a register bit offset have it masked; syscall becomes
  *    getpid, or a read from /dev/zero as long as the profile's reads there
- *    (dbtp_gt_rw_read()); cpuid gets leaf 0; ldmxcsr, fldcw and fxrstor load
- * prepared default images; stack-pointer writes other than small adjustments
- *    reset it to the private stack;
+ *    (dbtp_gt_rw_read()); cpuid gets leaf 0; ldmxcsr, fldcw and fxrstor
+ *    load prepared default images; stack-pointer writes other than small
+ *    adjustments reset it to the private stack;
  *  - dropped: privileged and interrupt instructions, far branches, segment
  *    register writes, xsave/xrstor, gathers and scatters, TSX, fldenv and
  *    frstor, address-size-prefixed string instructions.
