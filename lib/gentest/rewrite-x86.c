@@ -283,6 +283,25 @@ static void rewrite_ops(const char *ops, const char *base, uint64_t off,
 	}
 }
 
+/*
+ * Capstone 4 spells the memory operand of comisd/ucomisd and
+ * comiss/ucomiss "xmmword ptr"; they read 8 and 4 bytes, and the
+ * assembler wants that size.
+ */
+static void scalar_size(unsigned id, char *ops)
+{
+	const char *to = id == X86_INS_COMISD || id == X86_INS_UCOMISD ? "qword"
+			 : id == X86_INS_COMISS || id == X86_INS_UCOMISS
+			     ? "dword"
+			     : NULL;
+	char *p = to ? strstr(ops, "xmmword ptr") : NULL;
+
+	if (p) { /* "xmmword" is 7 letters, its replacement 5 */
+		memmove(p + 5, p + 7, strlen(p + 7) + 1);
+		memcpy(p, to, 5);
+	}
+}
+
 static void emit_bytes(FILE *f, const cs_insn *in)
 {
 	fprintf(f, "\t.byte ");
@@ -663,6 +682,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		}
 		if (in->id == X86_INS_MOVABS)
 			mn = "mov";
+		scalar_size(in->id, ops);
 		fprintf(f, "\t%s%s%s %s\n",
 			x->prefix[0] == X86_PREFIX_LOCK ? "lock " : "",
 			x->prefix[0] == X86_PREFIX_REP &&

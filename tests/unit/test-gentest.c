@@ -384,6 +384,12 @@ static const struct tricky table[] = {
     {"addps xmm1, xmm0", 3, {0x0f, 0x58, 0xc8}, 0, 0},
     {"divsd xmm0, xmm1", 4, {0xf2, 0x0f, 0x5e, 0xc1}, 0, 0},
     {"sqrtsd xmm0, [rsi]", 4, {0xf2, 0x0f, 0x51, 0x06}, 1, 0},
+    /* Capstone 4 says "xmmword ptr" for these; the assembler wants the
+     * scalar's size */
+    {"comisd xmm0, [rax]", 4, {0x66, 0x0f, 0x2f, 0x00}, 1, 0},
+    {"ucomisd xmm1, [rbx+8]", 5, {0x66, 0x0f, 0x2e, 0x4b, 0x08}, 1, 0},
+    {"comiss xmm0, [rax]", 3, {0x0f, 0x2f, 0x00}, 1, 0},
+    {"ucomiss xmm2, [rcx]", 3, {0x0f, 0x2e, 0x11}, 1, 0},
     {"ldmxcsr [rax]", 3, {0x0f, 0xae, 0x10}, 1, 0},
     {"fldcw [rax]", 2, {0xd9, 0x28}, 1, 0},
     {"fld tbyte [rax]", 2, {0xdb, 0x28}, 1, 0},
