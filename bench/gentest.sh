@@ -5,7 +5,8 @@
 #   bash bench/gentest.sh [WORKLOAD...]      default: sha256 pigz
 #
 # Workloads: sha256, pigz, kernels-a64 (bench/cycles/kernels.c built with
-# aarch64-linux-gnu-gcc, run under qemu-aarch64).
+# aarch64-linux-gnu-gcc, run under qemu-aarch64), xz, lua (not sqlite: its
+# command line has arguments with blanks, which validate does not split).
 #
 # For each workload: profile it with `dbtprof record` (pigz at -p 2, 3 and
 # 4), generate the test program (`dbtprof gentest`), build it, and run
@@ -104,6 +105,16 @@ for w in "$@"; do
 			"$out/kernels-a64.c" -o "$out/kernels-a64-test"
 		validate kernels-a64 "$out/kernels-a64 $rounds" \
 			"$out/kernels-a64-test --quiet --scale $scale"
+		;;
+	xz | lua)
+		# single-threaded workloads of the suite, profiled once
+		cmd=$(bench_cmdline "$w" "$BENCH_SCALE")
+		# shellcheck disable=SC2086
+		"$D" record -q -o "$out/$w.trace" -- $cmd >/dev/null
+		"$D" gentest -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
+		# shellcheck disable=SC2086
+		cc $cflags "$out/$w.c" -o "$out/$w-test"
+		validate "$w" "$cmd" "$out/$w-test --quiet --scale $scale"
 		;;
 	*)
 		echo "bench/gentest.sh: unknown workload '$w'" >&2
