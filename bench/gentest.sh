@@ -5,8 +5,7 @@
 #   bash bench/gentest.sh [WORKLOAD...]      default: sha256 pigz
 #
 # Workloads: sha256, pigz, kernels-a64 (bench/cycles/kernels.c built with
-# aarch64-linux-gnu-gcc, run under qemu-aarch64), xz, lua (not sqlite: its
-# command line has arguments with blanks, which validate does not split).
+# aarch64-linux-gnu-gcc, run under qemu-aarch64), xz, lua, sqlite.
 #
 # For each workload: profile it with `dbtprof record` (pigz at -p 2, 3 and
 # 4), generate the test program (`dbtprof gentest`), build it, and run
@@ -106,11 +105,12 @@ for w in "$@"; do
 		validate kernels-a64 "$out/kernels-a64 $rounds" \
 			"$out/kernels-a64-test --quiet --scale $scale"
 		;;
-	xz | lua)
-		# single-threaded workloads of the suite, profiled once
+	xz | lua | sqlite)
+		# single-threaded workloads of the suite, profiled once;
+		# validate splits the quoted command line as a shell would
 		cmd=$(bench_cmdline "$w" "$BENCH_SCALE")
-		# shellcheck disable=SC2086
-		"$D" record -q -o "$out/$w.trace" -- $cmd >/dev/null
+		bench_argv "$w" "$BENCH_SCALE"
+		"$D" record -q -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
 		"$D" gentest -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/$w.c" -o "$out/$w-test"

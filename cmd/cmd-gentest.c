@@ -22,6 +22,7 @@
 #include "dbtp/elf.h"
 #include "dbtp/gentest.h"
 #include "dbtp/trace.h"
+#include "util/words.h"
 
 static const char usage_text[] =
     "usage: dbtprof gentest -o FILE.c [OPTIONS] TRACE[:T] [TRACE[:T] ...]\n"
@@ -81,8 +82,9 @@ static const char validate_usage[] =
     "both programs and the relative error between the ratios; then the\n"
     "mean error, the Spearman rank correlation of the ratios and the\n"
     "testing speedup (sum of the original's times / the generated's).\n"
-    "Commands are split at blanks (no shell quoting).  A run that fails\n"
-    "(non-zero exit) ends the command.\n"
+    "Commands are split into words as a shell would ('...', \"...\" and\n"
+    "\\ quote; nothing is expanded).  A run that fails (non-zero exit)\n"
+    "ends the command.\n"
     "\n"
     "Options:\n"
     "      --original CMD     the original program and its arguments\n"
@@ -152,22 +154,37 @@ static const char *default_config(const char *name, int a64)
 static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
 
 /* Whether the program command @cmd starts with is an AArch64 ELF file. */
+/* 0 if @s splits into words (at least one unless @empty), else 2 after a
+ * usage message naming @opt. */
+static int check_words(const char *opt, const char *s, int empty)
+{
+	dbtp_err err = {0};
+	char **argv;
+	int n;
+
+	if (dbtp_words_split(s, &argv, &n, &err))
+		return usage_error("gentest validate", "%s '%s': %s", opt, s,
+				   err.msg);
+	free(argv);
+	if (!n && !empty)
+		return usage_error("gentest validate", "%s: empty command",
+				   opt);
+	return 0;
+}
+
 static int aarch64_program(const char *cmd)
 {
-	char path[4096];
 	enum dbtp_arch arch;
 	dbtp_err err = {0};
-	int dyn;
-	size_t n;
+	char **argv;
+	int dyn, n, a64;
 
-	cmd += strspn(cmd, " \t");
-	n = strcspn(cmd, " \t");
-	if (!n || n >= sizeof(path))
+	if (dbtp_words_split(cmd, &argv, &n, &err))
 		return 0;
-	memcpy(path, cmd, n);
-	path[n] = 0;
-	return !dbtp_elf_probe(path, &arch, &dyn, NULL, 0, &err) &&
-	       arch == DBTP_ARCH_AARCH64;
+	a64 = n && !dbtp_elf_probe(argv[0], &arch, &dyn, NULL, 0, &err) &&
+	      arch == DBTP_ARCH_AARCH64;
+	free(argv);
+	return a64;
 }
 
 static int parse_num(const char *s, double *v)
@@ -311,17 +328,28 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_end(&j);
 }
 
-/* Split @s at blanks into @v (at most @max - 1 words, NULL-terminated);
- * modifies @s.  Returns the word count. */
-static int split(char *s, char **v, int max)
+/* "@pre @cmd" as words in @argv (free(*argv)); -1 after a message. */
+static int command_words(const char *pre, const char *cmd, char ***argv)
 {
-	int n = 0;
+	char *line;
+	dbtp_err err = {0};
+	int n, rc;
 
-	for (char *t = strtok(s, " \t"); t && n < max - 1;
-	     t = strtok(NULL, " \t"))
-		v[n++] = t;
-	v[n] = NULL;
-	return n;
+	if (asprintf(&line, "%s %s", pre, cmd) < 0) {
+		error("out of memory");
+		return -1;
+	}
+	rc = dbtp_words_split(line, argv, &n, &err);
+	if (!rc && !n) {
+		free(*argv);
+		err.code = EINVAL;
+		snprintf(err.msg, sizeof(err.msg), "empty command");
+		rc = -1;
+	}
+	if (rc)
+		error("validate: '%s': %s", line, err.msg);
+	free(line);
+	return rc;
 }
 
 /*
@@ -332,21 +360,19 @@ static int split(char *s, char **v, int max)
 static double time_run(const char *pre, const char *cmd, int cpu,
 		       const cpu_set_t *pin)
 {
-	char buf[4096], *argv[256];
+	char **argv;
 	struct timespec t0, t1;
 	struct rusage ru;
 	int st, fd;
 	pid_t pid;
 
-	snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
-	if (!split(buf, argv, 256)) {
-		error("validate: empty command");
+	if (command_words(pre, cmd, &argv))
 		return -1;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		error("fork: %s", strerror(errno));
+		free(argv);
 		return -1;
 	}
 	if (!pid) {
@@ -361,18 +387,18 @@ static double time_run(const char *pre, const char *cmd, int cpu,
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	free(argv);
 	if (wait4(pid, &st, 0, &ru) < 0) {
 		error("wait4: %s", strerror(errno));
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(buf, sizeof(buf), "%s %s", pre, cmd);
 		if (WIFEXITED(st))
-			error("validate: '%s' exited with %d", buf,
+			error("validate: '%s %s' exited with %d", pre, cmd,
 			      WEXITSTATUS(st));
 		else
-			error("validate: '%s' died of signal %d", buf,
+			error("validate: '%s %s' died of signal %d", pre, cmd,
 			      WTERMSIG(st));
 		return -1;
 	}
@@ -581,6 +607,9 @@ static int cmd_validate(int argc, char **argv)
 					   "available here",
 					   cpus);
 	}
+	if (check_words("--original", orig, 0) ||
+	    check_words("--generated", gen, 0))
+		return 2;
 	a64 = aarch64_program(gen);
 	if (!ncfg)
 		for (size_t i = 0; i < NDEFAULT(a64); i++)
@@ -597,6 +626,8 @@ static int cmd_validate(int argc, char **argv)
 					   "programs",
 					   cfg[i], a64 ? "AArch64" : "x86-64");
 		cfg[i] = d;
+		if (check_words("--config", strchr(d, '=') + 1, 1))
+			return 2;
 	}
 	for (unsigned i = 0; i < ncfg; i++) {
 		const char *eq = strchr(cfg[i], '=');

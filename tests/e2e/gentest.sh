@@ -406,6 +406,16 @@ eq "validate bad stat" 2 "$(status "$DBTPROF" gentest validate --stat mean --ori
 eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure cycles --original true --generated true)"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
 eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
+# commands are split as a shell would: quotes keep blanks, \ escapes
+j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env 'X=a b'" \
+	--original "sh -c 'test \"\$X/\$0\" = \"a b/c d\"' c\\ d" \
+	--generated "sh -c 'test \"\$X\" = \"a b\"'")
+eq "validate quoted words" "a" "$(jq -r '.configs[0].name' <<<"$j")"
+err=$("$DBTPROF" gentest validate --original "sh -c 'exit" --generated true 2>&1 | head -1 || true)
+eq "validate open quote" "dbtprof gentest validate: --original 'sh -c 'exit': offset 6: unterminated quote" "$err"
+eq "validate open quote status" 2 "$(status "$DBTPROF" gentest validate --original true --generated 'x\')"
+eq "validate open quote config" 2 "$(status "$DBTPROF" gentest validate --config 'a="env' --original true --generated true)"
+eq "validate empty command" 2 "$(status "$DBTPROF" gentest validate --original "  ''x" --generated " ")"
 eq "validate no programs" 2 "$(status "$DBTPROF" gentest validate --original true)"
 eq "validate bad config" 2 "$(status "$DBTPROF" gentest validate --config x --original true --generated true)"
 eq "validate bad runs" 2 "$(status "$DBTPROF" gentest validate --runs 0 --original true --generated true)"
