@@ -62,6 +62,10 @@ static const char usage_text[] =
     "      --seed N            --naive's random seed (default 1)\n"
     "      --unroll U          copies of each block per loop pass, a\n"
     "                          power of two up to 16 (default 8)\n"
+    "      --copy-min N        a block gets a copy, up to U, per N\n"
+    "                          executions in a profile (default 4096:\n"
+    "                          a copy costs a translation, which\n"
+    "                          Valgrind pays dearly)\n"
     "      --json              the summary as JSON\n"
     "  -h, --help              this text\n"
     "\n"
@@ -730,7 +734,15 @@ out:
 
 int cmd_gentest(int argc, char **argv)
 {
-	enum { O_TARG = 256, O_NAIVE, O_BLOCKS, O_SEED, O_JSON, O_UNROLL };
+	enum {
+		O_TARG = 256,
+		O_NAIVE,
+		O_BLOCKS,
+		O_SEED,
+		O_JSON,
+		O_UNROLL,
+		O_COPY_MIN
+	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"threads-arg", required_argument, NULL, O_TARG},
@@ -738,6 +750,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"blocks", required_argument, NULL, O_BLOCKS},
 	    {"seed", required_argument, NULL, O_SEED},
 	    {"unroll", required_argument, NULL, O_UNROLL},
+	    {"copy-min", required_argument, NULL, O_COPY_MIN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -770,24 +783,29 @@ int cmd_gentest(int argc, char **argv)
 			eo.naive = 1;
 			break;
 		case O_BLOCKS:
-		case O_SEED: {
+		case O_SEED:
+		case O_COPY_MIN: {
 			unsigned long long v;
 
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || !*optarg || optarg[0] == '-' ||
-			    (c == O_BLOCKS && (!v || v > UINT32_MAX)))
+			    (c != O_SEED && !v) ||
+			    (c == O_BLOCKS && v > UINT32_MAX))
 				return usage_error(
 				    "gentest",
 				    "--%s wants a %s number, "
 				    "not '%s'",
-				    c == O_BLOCKS ? "blocks" : "seed",
-				    c == O_BLOCKS ? "positive" : "whole",
-				    optarg);
+				    c == O_BLOCKS ? "blocks"
+				    : c == O_SEED ? "seed"
+						  : "copy-min",
+				    c == O_SEED ? "whole" : "positive", optarg);
 			if (c == O_BLOCKS)
 				eo.naive_blocks = (uint32_t)v;
-			else
+			else if (c == O_SEED)
 				eo.seed = v;
+			else
+				eo.copy_min = v;
 			break;
 		}
 		case O_UNROLL: {

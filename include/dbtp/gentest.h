@@ -194,7 +194,10 @@ struct dbtp_gt_rw_stats {
 	uint32_t helpers;
 	int uses_avx, uses_x87;
 	uint32_t regs;
-	int moves_sp;  /* writes the stack pointer (push, call, sub rsp, ...) */
+	int moves_sp; /* writes the stack pointer (push, call, sub rsp, ...) */
+	/* how far from its value at the block's start the block can leave
+	 * the stack pointer, either way (UINT32_MAX: not known) */
+	uint32_t sp_bound;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 };
 
@@ -220,6 +223,11 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_BUF_SIZE 786432	 /* whole buffer */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
+/* x86-64: stack-pointer moves let add up in a pass of a function before
+ * the private stack is reset (sp_bound), well inside the room on either
+ * side of DBTP_GT_STACK_MID. */
+#define DBTP_GT_SP_BUDGET 65536
+
 /* AArch64: stack-pointer moves kept per block copy (the private stack is
  * reset when a block would move it further). */
 #define DBTP_GT_A64_SP_BUDGET 8192
@@ -230,8 +238,11 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_MAX_UNROLL 16
 /* A block gets as many copies, up to the unroll, as it runs
  * DBTP_GT_UNROLL_MIN times each in a profile (on average): copies cost
- * translation time, which cold blocks would not win back. */
-#define DBTP_GT_UNROLL_MIN 256
+ * translation time, which cold blocks would not win back.  Valgrind
+ * translates a guest byte in about the time it runs 200 superblocks, so a
+ * copy of a 20-byte block pays off after some 4,000 executions
+ * (bench/RESULTS.md). */
+#define DBTP_GT_UNROLL_MIN 4096
 /* A sequence of blocks (blocks with one count model, run one after another
  * in one loop) gets fewer copies than its members would alone: halved
  * while a pass of half as many still runs this many instructions. */
@@ -287,10 +298,13 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  * @source: text for the file's header comment (the command line).
  * @unroll: copies of each block per loop pass, a power of two up to
  *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
+ * @copy_min: a block gets a copy per this many executions in a profile,
+ *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
 	unsigned unroll;
+	uint64_t copy_min;
 	uint32_t naive_blocks;
 	uint64_t seed;
 	const char *source;

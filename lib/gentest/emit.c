@@ -850,14 +850,15 @@ static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 }
 
 /* Copies a block gets by its count: as many, up to @umax, as it runs
- * DBTP_GT_UNROLL_MIN times each in a profile (on average). */
-static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax)
+ * @min times each in a profile (on average). */
+static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
+			     uint64_t min)
 {
 	uint64_t per =
 	    dbtp_gt_model_block(m, b)->count / dbtp_gt_model_nprofiles(m);
 	unsigned u = umax;
 
-	while (u > 1 && per < (uint64_t)u * DBTP_GT_UNROLL_MIN)
+	while (u > 1 && per / u < min)
 		u >>= 1;
 	return u;
 }
@@ -874,14 +875,14 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax)
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
 		       const struct dbtp_gt_rw_stats *stat, unsigned umax,
-		       int naive, uint32_t *seq_head, uint32_t *seq_next,
-		       dbtp_err *err)
+		       uint64_t min, int naive, uint32_t *seq_head,
+		       uint32_t *seq_next, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
 	for (uint32_t b = 0; b < nb; b++)
-		rd[b].u = rd[b].loop ? 1 : block_copies(m, b, umax);
+		rd[b].u = rd[b].loop ? 1 : block_copies(m, b, umax, min);
 	if (naive)
 		return 0;
 	if (plan_sequences(m, g, ng, rd, 1, seq_head, seq_next, err))
@@ -944,7 +945,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const uint32_t *seq_next, uint32_t b, int a64,
 			 char **text, char **slots, struct dbtp_gt_rw_stats *st)
 {
-	uint32_t last = seq_last(seq_next, b);
+	uint32_t drift = 0;
 	unsigned u = rd[b].u;
 	size_t len;
 	FILE *s = open_memstream(slots, &len);
@@ -965,19 +966,24 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 
 		if (!t)
 			return -1;
-		for (uint32_t k = b, prev = j ? last : UINT32_MAX;
-		     k != UINT32_MAX; prev = k, k = seq_next[k]) {
+		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			uint32_t next = seq_next[k];
 			unsigned nj = j;
 
 			if (k != b)
 				put_label(t, k, j, 1);
-			if (prev != UINT32_MAX && stat[prev].moves_sp)
+			if (drift > DBTP_GT_SP_BUDGET - stat[k].sp_bound ||
+			    (drift && stat[k].sp_bound > DBTP_GT_SP_BUDGET)) {
 				fprintf(t,
 					a64 ? "\tadd sp, x28, #%d\n"
 					    : "\tlea rsp, [r15 + %d]\n",
 					a64 ? DBTP_GT_STACK_MID - DBTP_GT_DATA
 					    : DBTP_GT_STACK_MID);
+				drift = 0;
+			}
+			drift = drift > UINT32_MAX - stat[k].sp_bound
+				    ? UINT32_MAX
+				    : drift + stat[k].sp_bound;
 			fputs(rd[k].body[j], t);
 			if (next == UINT32_MAX && j + 1 < u) {
 				next = b;
@@ -1124,8 +1130,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		sum->skipped += bad;
 		rd[b].ok = !bad;
 	}
-	if (plan_copies(m, groups, ng, rd, sum->stat, umax, o->naive, seq_head,
-			seq_next, err))
+	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
+			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
+			o->naive, seq_head, seq_next, err))
 		goto out;
 	for (uint32_t b = 0; b < nb; b++) {
 		int bad = rd[b].ok ? rewrite_copies(rw, m, b, &rd[b], NULL) : 0;

@@ -897,5 +897,7 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		st->jumps_out = 1;
 	}
 	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
+	/* not bounded here: a sequence resets after every block moving sp */
+	st->sp_bound = st->moves_sp ? UINT32_MAX : 0;
 	return 0;
 }

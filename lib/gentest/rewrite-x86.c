@@ -332,6 +332,33 @@ static const char *size_kw(unsigned size)
 	}
 }
 
+/*
+ * How far instruction @in, which writes the stack pointer, can move it
+ * (either way) as it runs in the program: 16 for a call or a ret (the
+ * decomposed one pushes its slot first) and its immediate, the frame of
+ * an `enter` kept, 4096 for an `and rsp` kept, 64 for the rest (pushes,
+ * pops, the small `add`/`sub rsp` kept; the others are rewritten to a
+ * reset).
+ */
+static uint32_t sp_step(const cs_insn *in, const cs_x86 *x)
+{
+	if (has_group(in, X86_GRP_RET))
+		return 16 + (x->op_count
+				 ? (uint32_t)(x->operands[0].imm & 0xffff)
+				 : 0);
+	if (in->id == X86_INS_ENTER)
+		return 512;
+	if (in->id == X86_INS_AND)
+		return 4096;
+	return 64;
+}
+
+static void sp_bound_add(struct dbtp_gt_rw_stats *st, uint32_t d)
+{
+	st->sp_bound =
+	    st->sp_bound > UINT32_MAX - d ? UINT32_MAX : st->sp_bound + d;
+}
+
 int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		   uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
 		   uint64_t vaddr, FILE *f, FILE *slots,
@@ -413,8 +440,12 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		} else {
 			st->regs = 0xffff; /* unknown: all */
 			st->moves_sp = 1;
+			st->sp_bound = UINT32_MAX;
 		}
 		st->moves_sp |= wsp;
+		if (wsp || has_group(in, X86_GRP_CALL) ||
+		    has_group(in, X86_GRP_RET))
+			sp_bound_add(st, sp_step(in, x));
 		for (int i = 0; i < x->op_count; i++)
 			if (x->operands[i].type == X86_OP_MEM)
 				mem = i;

@@ -102,9 +102,13 @@ done
 contains "nested sequence" "with the rest of its sequence" "$(cat "$T/nested.c")"
 eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed 's/^\t"//; s/\\n"$//' "$T/nested.c"))"
 # The inner loop's blocks run 1,000 times: a sequence (func and the
-# block after the call) with two copies, each member's second one under
-# its own label (counted above: measured = plan).
-contains "nested: a sequence with copies" "gt_b9_c1:" "$(cat "$T/nested.c")"
+# block after the call) in one copy by default (a copy per 4,096
+# executions), with --copy-min 256 in two, each member's second one under
+# its own label (measured = plan).
+eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b9_c1:' "$T/nested.c")"
+exact "$G/x86_64/nested" nested_c256 --copy-min 256
+contains "nested: a sequence with copies" "gt_b9_c1:" "$(cat "$T/nested_c256.c")"
+eq "bad copy-min" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --copy-min 0 "$T/nested.trace")"
 # The inner loop's other blocks (4, 5, 6; 500 passes) end in a direct
 # branch and leave rcx alone: one copy, the last member's jne replaced by
 # `loop`, so a pass runs their instructions and translated blocks exactly:

@@ -594,13 +594,14 @@ out:
 /*
  * A sequence with copies: A (64 x "inc ecx", no branch at its end: taken
  * to be ended by QEMU for its size, left open) and B (2 x "inc ecx",
- * short: jumps on), 4096 executions each.  66 instructions a copy: two
+ * short: jumps on), 8 x DBTP_GT_UNROLL_MIN executions each (eight copies
+ * alone).  66 instructions a copy: two
  * copies (eight halved while half as many still hold DBTP_GT_SEQ_LEN =
  * 128 instructions: 8, 4, 2), so B jumps to A's second copy.
  */
 static void test_sequence_copies(void)
 {
-	char p[64], c[64], x[64], cmd[512];
+	char p[64], c[64], x[64], cmd[512], want[32];
 	const char *paths[1] = {p};
 	double T[1] = {1};
 	uint8_t code[128], sizes[64];
@@ -622,7 +623,7 @@ static void test_sequence_copies(void)
 				&err));
 	CHECK(!dbtp_writer_block(w, 0x401000, 64, sizes, code, 0, 0, &a, &err));
 	CHECK(!dbtp_writer_block(w, 0x402000, 2, sizes, code, 0, 0, &b, &err));
-	for (int i = 0; i < 4096; i++) {
+	for (int i = 0; i < 8 * DBTP_GT_UNROLL_MIN; i++) {
 		exec_n(w, 0, a, 1);
 		exec_n(w, 0, b, 1);
 	}
@@ -636,7 +637,56 @@ static void test_sequence_copies(void)
 		 "! grep -q 'gt_b0_c2\\|jmp gt_b1_' %s",
 		 c, c, c);
 	CHECK_EQ(run(cmd), 0);
-	CHECK_EQ(build_and_count(c, x, "4096 4096 "), 0);
+	snprintf(want, sizeof(want), "%d %d ", 8 * DBTP_GT_UNROLL_MIN,
+		 8 * DBTP_GT_UNROLL_MIN);
+	CHECK_EQ(build_and_count(c, x, want), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
+/*
+ * The private stack is reset inside a sequence only when the stack-pointer
+ * moves its members may make add up past DBTP_GT_SP_BUDGET: 600 blocks of
+ * four pushes each (64 bytes a push at most, 256 a block) run in one
+ * sequence, three times; resets before members 256 and 512 only, besides
+ * the function's entry and the pass's end.
+ */
+static void test_stack_budget(void)
+{
+	char p[64], c[64], x[64], cmd[1024];
+	const char *paths[1] = {p};
+	double T[1] = {1};
+	uint8_t code[4] = {0x50, 0x50, 0x50, 0x50}, sizes[4] = {1, 1, 1, 1};
+	struct dbtp_gt_summary sum;
+	dbtp_writer *w = NULL;
+	dbtp_gt_model *m;
+	dbtp_err err = {0};
+	uint32_t id[600];
+
+	snprintf(p, sizeof(p), "%s/stack.trace", dir);
+	snprintf(c, sizeof(c), "%s/stack.c", dir);
+	snprintf(x, sizeof(x), "%s/stack", dir);
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	for (int i = 0; i < 600; i++)
+		CHECK(!dbtp_writer_block(w, 0x401000 + 16 * (uint64_t)i, 4,
+					 sizes, code, 0, 0, &id[i], &err));
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < 600; i++)
+			exec_n(w, 0, id[i], 1);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 1);
+	if (emit_file(m, c, &sum))
+		goto out;
+	dbtp_gt_summary_free(&sum);
+	snprintf(cmd, sizeof(cmd),
+		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = 4 && "
+		 "grep -A1 'gt_b256_body:' %s | grep -q 'lea rsp' && "
+		 "grep -A1 'gt_b512_body:' %s | grep -q 'lea rsp' && "
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+		 "%s --quiet",
+		 DBTP_GT_STACK_MID, c, c, c, c, x, x);
+	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
 }
@@ -644,7 +694,8 @@ out:
 /*
  * Blocks that end in a direct branch close their loop: in the last copy
  * of a pass the pass counter's branch takes the block's place.  Three
- * blocks run alone (4096, 4104 and 4112 times: no common count model):
+ * blocks run alone (8 x DBTP_GT_UNROLL_MIN, 8 and 16 more times: no common
+ * count model):
  * A (add eax, 1; jne) leaves rcx alone and is short, so one copy counted
  * by `loop`, its jne gone; B (inc ecx; jne) uses rcx: eight copies, the
  * last one's jne replaced by dec/jnz; C (20 x add eax, 1; jne) is too long
@@ -652,7 +703,7 @@ out:
  */
 static void test_closing(void)
 {
-	char p[64], c[64], x[64], cmd[1024];
+	char p[64], c[64], x[64], cmd[1024], want[32];
 	const char *paths[1] = {p};
 	double T[1] = {1};
 	uint8_t a_code[] = {0x83, 0xc0, 0x01, 0x75, 0x10};
@@ -682,7 +733,7 @@ static void test_closing(void)
 	CHECK(!dbtp_writer_block(w, 0x403000, 21, sizes, c_code, 0, 0, &id[2],
 				 &err));
 	for (int i = 0; i < 3; i++)
-		exec_n(w, 0, id[i], 4096 + 8 * (uint64_t)i);
+		exec_n(w, 0, id[i], 8 * DBTP_GT_UNROLL_MIN + 8 * (uint64_t)i);
 	CHECK(!dbtp_writer_close(w, 0, &err));
 	m = model_of(paths, T, 1);
 	if (emit_file(m, c, &sum))
@@ -699,7 +750,9 @@ static void test_closing(void)
 		 "! grep -q 'loop .Lgt[12]_' %s",
 		 c, c, c, c, c, c, c, c, c);
 	CHECK_EQ(run(cmd), 0);
-	CHECK_EQ(build_and_count(c, x, "4096 4104 4112 "), 0);
+	snprintf(want, sizeof(want), "%d %d %d ", 8 * DBTP_GT_UNROLL_MIN,
+		 8 * DBTP_GT_UNROLL_MIN + 8, 8 * DBTP_GT_UNROLL_MIN + 16);
+	CHECK_EQ(build_and_count(c, x, want), 0);
 out:
 	dbtp_gt_model_free(m);
 }
@@ -863,6 +916,7 @@ int main(void)
 	test_tricky();
 	test_sequence_copies();
 	test_closing();
+	test_stack_budget();
 	test_loader();
 	test_reads();
 	test_vstats();
