@@ -545,26 +545,83 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
 }
 
 /*
+ * What every x86-64 block function shares, translated once rather than
+ * once a function (a DBT pays for every guest instruction it translates;
+ * Valgrind about as much as for running 200 of its superblocks): the
+ * entry, reached with rdi = buffer, rsi = n, r8 = the function's table of
+ * copies, r9 = copies u, saves the callee-saved registers and the stack
+ * pointer, points r15 at the buffer and rsp at the private stack, and
+ * enters Duff's-device style at copy (-n mod u) with the passes,
+ * ceil(n / u), in rcx, in the buffer and in every register a function may
+ * count in (counter_reg()); the exits, one for each of AVX and x87 state
+ * to reset, return to the caller.  Functions reach both through pointers:
+ * a DBT that follows direct jumps into the code after them (Valgrind's
+ * chasing) would translate them again for every function.
+ */
+static void emit_shared_x86(FILE *f)
+{
+	static const char *const pops = "\tpop r15\n\tpop r14\n\tpop r13\n"
+					"\tpop r12\n\tpop rbp\n\tpop rbx\n"
+					"\tret\n";
+
+	fprintf(f,
+		"\t.p2align 4\n"
+		"gt_enter:\n"
+		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
+		"\tpush r14\n\tpush r15\n"
+		"\tmov r15, rdi\n"
+		"\tmov [r15 + %d], rsp\n"
+		"\tlea r11, [r9 - 1]\n"
+		"\tmov eax, esi\n"
+		"\tneg eax\n"
+		"\tand eax, r11d\n"
+		"\tadd r11, rsi\n"
+		"\tbsf ecx, r9d\n"
+		"\tshr r11, cl\n"
+		"\tmov rcx, r11\n"
+		"\tmov [r15 + %d], rcx\n"
+		"\tmov rax, [r8 + rax * 8]\n"
+		"\tmov rbx, rcx\n\tmov rbp, rcx\n\tmov rsi, rcx\n"
+		"\tmov rdi, rcx\n\tmov rdx, rcx\n\tmov r8, rcx\n"
+		"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r12, rcx\n"
+		"\tmov r13, rcx\n\tmov r14, rcx\n"
+		"\tlea rsp, [r15 + %d]\n"
+		"\tjmp rax\n",
+		DBTP_GT_SLOT_RSP, DBTP_GT_SLOT_COUNT, DBTP_GT_STACK_MID);
+	for (int v = 0; v < 4; v++)
+		fprintf(f,
+			"gt_exit%d:\n"
+			"\tmov rsp, [r15 + %d]\n"
+			"\tcld\n"
+			"%s%s"
+			"\tldmxcsr [r15 + %d]\n"
+			"%s",
+			v, DBTP_GT_SLOT_RSP, v & 1 ? "\tvzeroupper\n" : "",
+			v & 2 ? "\tfninit\n" : "", DBTP_GT_SLOT_MXCSR, pops);
+	fprintf(f,
+		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
+		"gt_enter_p:\n\t.quad gt_enter\n"
+		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
+		"\t.popsection\n");
+}
+
+/*
  * Block @id's function: @u copies of @body (copy j's labels made unique by
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
- * after), entered Duff's-device style so that exactly n copies run: the
- * first pass enters at copy (-n mod u), every pass ends at the tail that
- * resets the stack pointer if the block moves it and counts passes down:
- * with `loop` where one pass fits it (loop_fits()), else in a register the
- * block does not use, else in the buffer.
+ * after) between the shared entry and exit (emit_shared_x86()), so that
+ * exactly n copies run; every pass ends at the tail that resets the stack
+ * pointer if the block moves it and counts passes down: with `loop` where
+ * one pass fits it (loop_fits()), else in a register the block does not
+ * use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st)
 {
-	/* one pass fits `loop`: rcx counts (the entry's scratch is rdx) */
+	/* one pass fits `loop`: rcx counts */
 	int lp = u == 1 && loop_fits(0, st->regs, text_bytes(body[0]));
 	const char *cr = lp ? "rcx" : counter_reg(st->regs);
-	const char *tab = lp ? "rdx" : "rcx";
 	char cnt[32];
-	unsigned sh = 0;
 
-	while ((1u << sh) < u)
-		sh++;
 	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
 	else
@@ -575,30 +632,11 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\t.globl gt_b%u, gt_b%u_body\n"
 		"\t.type gt_b%u, @function\n"
 		"gt_b%u:\n"
-		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
-		"\tpush r14\n\tpush r15\n"
-		"\tmov r15, rdi\n"
-		"\tmov [r15 + %d], rsp\n",
-		id, id, id, id, DBTP_GT_SLOT_RSP);
-	if (u > 1)
-		fprintf(f,
-			"\tmov eax, esi\n"
-			"\tneg eax\n"
-			"\tand eax, %u\n"
-			"\tlea rcx, [rsi + %u]\n"
-			"\tshr rcx, %u\n",
-			u - 1, u - 1, sh);
-	else
-		fprintf(f, "\txor eax, eax\n\tmov rcx, rsi\n");
-	fprintf(f, "\tmov [r15 + %d], rcx\n", DBTP_GT_SLOT_COUNT);
-	if (cr && !lp)
-		fprintf(f, "\tmov %s, rcx\n", cr);
-	fprintf(f,
-		"\tlea rsp, [r15 + %d]\n"
-		"\tlea %s, [rip + .Lgt%u_tab]\n"
-		"\tjmp qword ptr [%s + rax * 8]\n"
+		"\tlea r8, [rip + .Lgt%u_tab]\n"
+		"\tmov r9d, %u\n"
+		"\tjmp qword ptr [rip + gt_enter_p]\n"
 		".Lgt%u_top:\n",
-		DBTP_GT_STACK_MID, tab, id, tab, id);
+		id, id, id, id, id, u, id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->moves_sp)
 		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
@@ -607,21 +645,12 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	else
 		fprintf(f, "\tdec %s\n\tjnz gt_b%u_body\n", cnt, id);
 	fprintf(f,
-		"\tmov rsp, [r15 + %d]\n"
-		"\tcld\n",
-		DBTP_GT_SLOT_RSP);
-	if (st->uses_avx)
-		fprintf(f, "\tvzeroupper\n");
-	if (st->uses_x87)
-		fprintf(f, "\tfninit\n");
-	fprintf(f,
-		"\tldmxcsr [r15 + %d]\n"
-		"\tpop r15\n\tpop r14\n\tpop r13\n\tpop r12\n"
-		"\tpop rbp\n\tpop rbx\n\tret\n"
+		"\tjmp qword ptr [rip + gt_exit_p + %d]\n"
 		"\t.size gt_b%u, .-gt_b%u\n"
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
-		DBTP_GT_SLOT_MXCSR, id, id, id);
+		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)), id, id,
+		id);
 	dbtp_gt_emit_table(f, id, u, slots);
 }
 
@@ -1179,6 +1208,18 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		       "\"=m\"(*(char(*)[512])(p)))\n\n"
 		       "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
 		       "\t\".text\\n\"\n");
+	if (!a64) {
+		char *sh = NULL;
+		size_t sh_len = 0;
+		FILE *sf = open_memstream(&sh, &sh_len);
+
+		if (!sf)
+			goto nomem;
+		emit_shared_x86(sf);
+		fclose(sf);
+		put_asm(f, sh);
+		free(sh);
+	}
 	if (!o->naive &&
 	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
 		goto out;
