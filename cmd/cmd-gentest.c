@@ -157,7 +157,6 @@ static const char *default_config(const char *name, int a64)
 
 static const char *outcome_name[3] = {"kept", "rewritten", "dropped"};
 
-/* Whether the program command @cmd starts with is an AArch64 ELF file. */
 /* 0 if @s splits into words (at least one unless @empty), else 2 after a
  * usage message naming @opt. */
 static int check_words(const char *opt, const char *s, int empty)
@@ -176,6 +175,7 @@ static int check_words(const char *opt, const char *s, int empty)
 	return 0;
 }
 
+/* Whether the program command @cmd starts with is an AArch64 ELF file. */
 static int aarch64_program(const char *cmd)
 {
 	enum dbtp_arch arch;
