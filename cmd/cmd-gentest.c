@@ -200,6 +200,27 @@ static int parse_num(const char *s, double *v)
 	return errno || e == s || *e || !(*v > 0) || !isfinite(*v) ? -1 : 0;
 }
 
+static const char *const bpk_name[DBTP_BPK_N] = {"conditional", "indirect",
+						 "return"};
+
+/* Profile @p's branches and mispredictions (dbtp_gt_model_branches()). */
+static void print_branches(const dbtp_gt_model *m, uint32_t p)
+{
+	struct dbtp_gt_branches b;
+	uint64_t miss = 0;
+	char n1[32], n2[32];
+
+	dbtp_gt_model_branches(m, p, &b);
+	printf("  mispredicted branches (dbtprof's predictor):");
+	for (int k = 0; k < DBTP_BPK_N; k++) {
+		printf("%s %s %s of %s", k ? "," : "", bpk_name[k],
+		       fmt_u64(b.miss[k], n1), fmt_u64(b.n[k], n2));
+		miss += b.miss[k];
+	}
+	printf("; %.2f per 1000 instructions\n",
+	       b.insns ? 1000.0 * (double)miss / (double)b.insns : 0);
+}
+
 static void print_text(const dbtp_gt_model *m, char **paths,
 		       const struct dbtp_gt_summary *s, const char *out,
 		       int naive)
@@ -213,6 +234,7 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		double t = dbtp_gt_model_threads(m, p);
 
 		printf("profile %s: thread parameter %g\n", paths[p], t);
+		print_branches(m, p);
 		if (t > tmax)
 			tmax = t;
 	}
@@ -262,6 +284,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		       int naive)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
+	struct dbtp_gt_branches b;
 	struct json j;
 
 	json_begin(&j, stdout);
@@ -272,6 +295,19 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_obj(&j, NULL);
 		json_str(&j, "trace", paths[p]);
 		json_double(&j, "threads", dbtp_gt_model_threads(m, p));
+		dbtp_gt_model_branches(m, p, &b);
+		json_u64(&j, "instructions", b.insns);
+		json_obj(&j, "branches");
+		for (int k = 0; k < DBTP_BPK_N; k++)
+			json_u64(&j, bpk_name[k], b.n[k]);
+		for (int k = 0; k < DBTP_BPK_N; k++) {
+			char key[40];
+
+			snprintf(key, sizeof(key), "%s_mispredicted",
+				 bpk_name[k]);
+			json_u64(&j, key, b.miss[k]);
+		}
+		json_close_obj(&j);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);

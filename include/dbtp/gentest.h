@@ -46,6 +46,7 @@
 #include <stdio.h>
 
 #include "dbtp/common.h"
+#include "dbtp/cycles.h"
 #include "dbtp/trace.h"
 
 /** Overlap of instruction distributions at which threads share a group. */
@@ -68,6 +69,13 @@ struct dbtp_gt_block {
 	uint64_t read; /* bytes its system call read (read family), over the
 			  profiles, as the calls returned them */
 	int loader;    /* in the dynamic loader (dbtp_gt_is_loader()) */
+	/* its last instruction's control transfer (enum dbtp_branch), 1 in
+	 * br_ind for an indirect call, and its address */
+	int br, br_ind;
+	uint64_t br_pc;
+	/* executions whose branch the profile's predictor missed
+	 * (dbtp_gt_model_branches()), over the profiles */
+	uint64_t mispredicted;
 };
 
 /**
@@ -134,6 +142,21 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err);
 enum dbtp_arch dbtp_gt_model_arch(const dbtp_gt_model *m);
 uint32_t dbtp_gt_model_nprofiles(const dbtp_gt_model *m);
 double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile);
+
+/**
+ * struct dbtp_gt_branches - a profile's branches by DBTP_BPK_* class
+ * (conditional, indirect jumps and calls, returns), how many of them
+ * dbtprof's branch predictor mispredicted (the one of `dbtprof cycles
+ * --branch-predictor`, one per thread, doc/dbtprof-cycles.md), and the
+ * profile's instructions.  The generated program reproduces none of the
+ * mispredictions: its branches all land on the next instruction.
+ */
+struct dbtp_gt_branches {
+	uint64_t n[DBTP_BPK_N], miss[DBTP_BPK_N], insns;
+};
+
+void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
+			    struct dbtp_gt_branches *out);
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m);
 const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,
 						uint32_t i);

@@ -4,6 +4,7 @@
 
 #include "analysis/bpred.h"
 #include "dbtp/cycles.h"
+#include "dbtp/disasm.h"
 
 #define PHT (1u << DBTP_BPRED_HIST_BITS)
 
@@ -88,4 +89,28 @@ int bpred_ret(bpred *b, uint64_t target)
 	b->top = (b->top + DBTP_BPRED_RAS - 1) % DBTP_BPRED_RAS;
 	b->depth--;
 	return pred != target;
+}
+
+int bpred_branch(bpred *b, int br, int ind, uint64_t pc, uint64_t end,
+		 uint64_t next, int *miss)
+{
+	switch (br) {
+	case DBTP_BR_COND:
+		*miss = bpred_cond(b, pc, next != end);
+		return DBTP_BPK_COND;
+	case DBTP_BR_IND:
+		*miss = bpred_indirect(b, pc, next);
+		return DBTP_BPK_INDIRECT;
+	case DBTP_BR_CALL:
+		bpred_call(b, end);
+		if (!ind)
+			return -1;
+		*miss = bpred_indirect(b, pc, next);
+		return DBTP_BPK_INDIRECT;
+	case DBTP_BR_RET:
+		*miss = bpred_ret(b, next);
+		return DBTP_BPK_RETURN;
+	default:
+		return -1;
+	}
 }

@@ -39,4 +39,15 @@ void bpred_call(bpred *b, uint64_t ret);
 /** bpred_ret() - pop; 1 if the return to @target was mispredicted. */
 int bpred_ret(bpred *b, uint64_t target);
 
+/**
+ * bpred_branch() - predict and train the branch of kind @br (enum
+ * dbtp_branch) at @pc, an indirect call if @ind, ending a block that falls
+ * through to @end, when the next block starts at @next.  Returns the
+ * DBTP_BPK_* class it counts in, with *@miss 1 if it was mispredicted, or
+ * -1 for what is always predicted right (direct jumps and calls, system
+ * calls, no branch).
+ */
+int bpred_branch(bpred *b, int br, int ind, uint64_t pc, uint64_t end,
+		 uint64_t next, int *miss);
+
 #endif

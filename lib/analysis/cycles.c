@@ -1113,31 +1113,11 @@ static void count_mems(struct pipe *p, const struct mem *m, unsigned nm)
 static int predict(struct pipe *p, const struct binfo *bi, uint64_t next,
 		   int count)
 {
-	int k, miss;
+	int miss = 0, k = bpred_branch(p->bp, bi->br, bi->ind, bi->br_pc,
+				       bi->end, next, &miss);
 
-	switch (bi->br) {
-	case DBTP_BR_COND:
-		k = DBTP_BPK_COND;
-		miss = bpred_cond(p->bp, bi->br_pc, next != bi->end);
-		break;
-	case DBTP_BR_IND:
-		k = DBTP_BPK_INDIRECT;
-		miss = bpred_indirect(p->bp, bi->br_pc, next);
-		break;
-	case DBTP_BR_CALL:
-		bpred_call(p->bp, bi->end);
-		if (!bi->ind)
-			return 0;
-		k = DBTP_BPK_INDIRECT;
-		miss = bpred_indirect(p->bp, bi->br_pc, next);
-		break;
-	case DBTP_BR_RET:
-		k = DBTP_BPK_RETURN;
-		miss = bpred_ret(p->bp, next);
-		break;
-	default:
+	if (k < 0)
 		return 0;
-	}
 	if (count) {
 		p->c.branches[k]++;
 		p->c.mispredicts[k] += (unsigned)miss;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/bpred.h"
+#include "dbtp/disasm.h"
 #include "dbtp/gentest.h"
 #include "util/u64map.h"
 
@@ -22,12 +24,14 @@ struct pthread_rec {
 	uint32_t *sig; /* sorted blocks executed */
 	double *w;     /* their shares of the thread's instructions */
 	uint32_t nsig;
+	bpred *bp; /* while the profile is read */
 };
 
 struct profile {
 	double threads;
 	struct pthread_rec *th;
 	uint32_t nth;
+	struct dbtp_gt_branches br;
 };
 
 struct dbtp_gt_model {
@@ -37,6 +41,7 @@ struct dbtp_gt_model {
 	struct dbtp_gt_block *blk;
 	uint32_t nblk, capblk;
 	struct dbtp_u64map index; /* hash -> block + 1 */
+	dbtp_disasm *dis;	  /* classifies the blocks' last instructions */
 	struct dbtp_gt_group *grp;
 	uint32_t ngrp;
 	int finished;
@@ -114,6 +119,17 @@ static int64_t intern(dbtp_gt_model *m, const dbtp_trace *t,
 	}
 	memcpy(nb->sizes, b->sizes, b->ninsns);
 	memcpy(nb->bytes, b->bytes, b->nbytes);
+	if (b->ninsns && b->sizes[b->ninsns - 1] <= b->nbytes) {
+		uint32_t last = b->sizes[b->ninsns - 1];
+		uint64_t target;
+
+		nb->br_pc = b->vaddr + b->nbytes - last;
+		nb->br = dbtp_disasm_target(m->dis, b->bytes + b->nbytes - last,
+					    last, nb->br_pc, &target);
+		nb->br_ind = nb->br == DBTP_BR_CALL && target == UINT64_MAX;
+		if (nb->br < 0)
+			nb->br = DBTP_BR_NONE;
+	}
 	*slot = ++m->nblk;
 	return (int64_t)(m->nblk - 1);
 }
@@ -132,6 +148,40 @@ static int grow_threads(struct profile *p, uint32_t n)
 		th[i].parent = -1;
 	p->th = th;
 	p->nth = n;
+	return 0;
+}
+
+static void free_preds(struct profile *p)
+{
+	for (uint32_t i = 0; i < p->nth; i++) {
+		bpred_free(p->th[i].bp);
+		p->th[i].bp = NULL;
+	}
+}
+
+/*
+ * Predict the branch ending block @last (model block + 1, 0: none yet) of
+ * thread @tr of @p, now followed by a block at @next.
+ */
+static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
+		   int64_t last, uint64_t next)
+{
+	struct dbtp_gt_block *b;
+	int miss = 0, k;
+
+	if (!last)
+		return 0;
+	if (!tr->bp &&
+	    !(tr->bp = bpred_new(m->arch == DBTP_ARCH_AARCH64 ? 2 : 0)))
+		return -1;
+	b = &m->blk[last - 1];
+	k = bpred_branch(tr->bp, b->br, b->br_ind, b->br_pc,
+			 b->vaddr + b->nbytes, next, &miss);
+	if (k >= 0) {
+		p->br.n[k]++;
+		p->br.miss[k] += (uint64_t)miss;
+		b->mispredicted += (uint64_t)miss;
+	}
 	return 0;
 }
 
@@ -181,6 +231,8 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	memset(p, 0, sizeof(*p));
 	p->threads = threads;
 	m->arch = info->arch;
+	if (!m->dis && dbtp_disasm_open(&m->dis, m->arch, err))
+		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
 		struct pthread_rec *tr;
 		uint64_t *c;
@@ -232,6 +284,8 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		if (grow_threads(p, ev.thread + 1))
 			goto nomem;
 		tr = &p->th[ev.thread];
+		if (predict(m, p, tr, tr->last, ev.block->vaddr))
+			goto nomem;
 		c = dbtp_u64map_slot(&tr->counts,
 				     (uint64_t)(map[ev.block->id] - 1));
 		if (!c)
@@ -241,6 +295,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		tr->last = map[ev.block->id];
 	}
 	free(map);
+	free_preds(p);
 	if (r < 0)
 		return -1;
 	if (grow_threads(p, dbtp_trace_nthreads(t)))
@@ -253,6 +308,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		tr->created_blocks = th->created_blocks;
 		tr->blocks = th->blocks;
 		tr->insns = th->insns;
+		p->br.insns += th->insns;
 	}
 	for (uint32_t i = 0; i < p->nth; i++) {
 		struct pthread_rec *tr = &p->th[i];
@@ -274,6 +330,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	return 0;
 nomem:
 	free(map);
+	free_preds(p);
 	return dbtp_err_set(err, ENOMEM, "out of memory");
 }
 
@@ -676,6 +733,12 @@ double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile)
 	return profile < m->nprof ? m->prof[profile].threads : 0;
 }
 
+void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
+			    struct dbtp_gt_branches *out)
+{
+	*out = m->prof[profile].br;
+}
+
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m)
 {
 	return m->nblk;
@@ -723,6 +786,7 @@ void dbtp_gt_model_free(dbtp_gt_model *m)
 	}
 	free(m->grp);
 	dbtp_u64map_free(&m->index);
+	dbtp_disasm_close(m->dis);
 	free(m->old2new);
 	free(m->new2old);
 	free(m);

@@ -272,6 +272,46 @@ eq "mixed architectures" 1 "$(printf '%s\n' "$err" | wc -l)"
 contains "mixed architectures" "aarch64" "$err"
 eq "mixed architectures status" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.trace")"
 eq "missing file" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/nope.trace")"
+
+# The profiles' branches and their mispredictions by the predictor of
+# cycles --branch-predictor.  The loop guests' one conditional branch runs
+# 10,000 times, mispredicted 16 times (tests/e2e/cycles.sh says why).
+br='.profiles[0].branches | [.conditional, .conditional_mispredicted, .indirect, .return] | join(" ")'
+eq "loop branches" "10000 16 0 0" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/loop.trace" | jq -r "$br")"
+eq "aarch64 loop branches" "10000 16 0 0" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a.trace" | jq -r "$br")"
+contains "loop branches, text" "conditional 16 of 10,000, indirect 0 of 0, return 0 of 0; 0.80 per 1000 instructions" \
+	"$("$DBTPROF" gentest -o "$T/x.c" "$T/loop.trace")"
+# qsort of pseudo-random numbers through a comparison function (calls,
+# returns, PLT jumps): as cycles counts them, and the comparisons'
+# branches are mispredicted often.
+cat >"$T/qs.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+static int cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+int main(void)
+{
+	static int v[5000];
+	unsigned x = 1;
+	for (int i = 0; i < 5000; i++)
+		v[i] = (int)((x = x * 1103515245 + 12345) >> 16);
+	qsort(v, 5000, sizeof(v[0]), cmp);
+	printf("%d\n", v[2500]);
+	return 0;
+}
+EOF
+$CC -O1 -o "$T/qs" "$T/qs.c"
+"$DBTPROF" record -q -m mem -o "$T/qs.trace" -- "$T/qs" >/dev/null
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/qs.trace")
+eq "qsort branches = cycles'" \
+	"$("$DBTPROF" cycles --json --mcpu skylake --branch-predictor "$T/qs.trace" | jq -c .branches)" \
+	"$(jq -c '.profiles[0].branches' <<<"$j")"
+jq -e '.profiles[0].branches | .conditional_mispredicted * 20 > .conditional and .return > 50000 and .indirect > 50000' >/dev/null <<<"$j" ||
+	fail "qsort: expected calls, returns and > 5% mispredicted conditional branches"
+checks=$((checks + 1))
+eq "qsort instructions" "$("$DBTPROF" stats --json "$T/qs.trace" | jq .instructions)" "$(jq .profiles[0].instructions <<<"$j")"
 contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
 
 # AArch64 guests: the same checks, the program built with the AArch64
