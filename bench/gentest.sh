@@ -22,6 +22,7 @@
 #   GT_CONFIGS  names of default configurations to run (validate
 #             --config NAME; default: all)
 #   GT_STATIC  1: link the generated programs statically
+#   GT_GENFLAGS  more options for dbtprof gentest (e.g. --mispredict)
 #   GT_REPEAT  sha256: hash the input this many times in one run (1), a
 #             longer original for large GT_SCALE
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -71,7 +72,7 @@ for w in "$@"; do
 		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		# shellcheck disable=SC2086
 		"$D" record -q -o "$out/sha256.trace" -- $cmd >/dev/null
-		"$D" gentest -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
+		"$D" gentest ${GT_GENFLAGS:-} -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/sha256.c" -o "$out/sha256-test"
 		validate sha256 "$cmd" "$out/sha256-test --quiet --scale $scale"
@@ -82,7 +83,7 @@ for w in "$@"; do
 			# shellcheck disable=SC2086
 			"$D" record -q -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
 		done
-		"$D" gentest -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
+		"$D" gentest ${GT_GENFLAGS:-} -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
 			"$out/pigz4.trace:4" >"$out/pigz.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/pigz.c" -o "$out/pigz-test"
@@ -111,7 +112,7 @@ for w in "$@"; do
 		cmd=$(bench_cmdline "$w" "$BENCH_SCALE")
 		bench_argv "$w" "$BENCH_SCALE"
 		"$D" record -q -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
-		"$D" gentest -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
+		"$D" gentest ${GT_GENFLAGS:-} -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/$w.c" -o "$out/$w-test"
 		validate "$w" "$cmd" "$out/$w-test --quiet --scale $scale"

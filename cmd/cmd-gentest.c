@@ -62,6 +62,11 @@ static const char usage_text[] =
     "      --seed N            --naive's random seed (default 1)\n"
     "      --unroll U          copies of each block per loop pass, a\n"
     "                          power of two up to 16 (default 8)\n"
+    "      --mispredict        x86-64: a conditional branch that the\n"
+    "                          profile's predictor missed on 1/64 or more\n"
+    "                          of its runs (256 or more) goes either way\n"
+    "                          at random, as often (one test of a random\n"
+    "                          byte before it)\n"
     "      --copy-min N        a block gets a copy, up to U, per N\n"
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
@@ -259,6 +264,8 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		       tot ? 100 * s->dyn[j] / tot : 0);
 	printf("bytes read from /dev/zero at T=%g: %s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->read, n1));
+	printf("blocks whose branch goes either way at random: %u\n",
+	       s->mispredict);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -317,6 +324,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "loader_blocks", s->loader);
 	json_u64(&j, "loader_instructions", (uint64_t)s->dyn_loader);
 	json_u64(&j, "read_bytes", (uint64_t)s->read);
+	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
@@ -362,6 +370,10 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		for (int k = 0; k < 3; k++)
 			json_u64(&j, outcome_name[k], s->stat[b].n[k]);
 		json_u64(&j, "helpers", s->stat[b].helpers);
+		json_u64(&j, "executions", dbtp_gt_model_block(m, b)->count);
+		json_u64(&j, "mispredicted",
+			 dbtp_gt_model_block(m, b)->mispredicted);
+		json_bool(&j, "random", s->random[b]);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);
@@ -777,7 +789,8 @@ int cmd_gentest(int argc, char **argv)
 		O_SEED,
 		O_JSON,
 		O_UNROLL,
-		O_COPY_MIN
+		O_COPY_MIN,
+		O_MISPREDICT
 	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -787,6 +800,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"seed", required_argument, NULL, O_SEED},
 	    {"unroll", required_argument, NULL, O_UNROLL},
 	    {"copy-min", required_argument, NULL, O_COPY_MIN},
+	    {"mispredict", no_argument, NULL, O_MISPREDICT},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -817,6 +831,9 @@ int cmd_gentest(int argc, char **argv)
 			break;
 		case O_NAIVE:
 			eo.naive = 1;
+			break;
+		case O_MISPREDICT:
+			eo.mispredict = 1;
 			break;
 		case O_BLOCKS:
 		case O_SEED:

@@ -237,14 +237,29 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_FCW 24	 /* 0x037f: default x87 control word */
 #define DBTP_GT_SLOT_DIV 32	 /* divisor 3, 64 bytes of it */
 #define DBTP_GT_SLOT_ZERO 128	 /* descriptor of /dev/zero (or -1) */
+#define DBTP_GT_SLOT_CURSOR 136	 /* --mispredict: random bytes' cursor */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
 #define DBTP_GT_STACK_MID 327680 /* private stack pointer at entry */
 #define DBTP_GT_READ 655360	 /* where reproduced reads land */
 #define DBTP_GT_READ_SIZE 131072 /* at most this much a read */
-#define DBTP_GT_BUF_SIZE 786432	 /* whole buffer */
-#define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
+#define DBTP_GT_RAND 786432	 /* random bytes for --mispredict */
+#define DBTP_GT_RAND_SIZE 131072
+#define DBTP_GT_BUF_SIZE 917504 /* whole buffer */
+#define DBTP_GT_DATA_FILL 0x3f	/* byte the data area holds */
+
+/* --mispredict: a function with random branches runs at most this many
+ * passes a call (the driver splits larger counts), counted in the low
+ * byte of its pass counter over a cursor (a multiple of 256 that moves on
+ * every call) that together index the random bytes.  A conditional
+ * branch the profile's predictor missed on less than DBTP_GT_MISS_MIN of
+ * its executions stays predictable ... */
+#define DBTP_GT_RAND_PASSES 255
+#define DBTP_GT_MISS_MIN (1.0 / 64)
+/* ... and one that ran fewer times than this (in a profile, on average),
+ * whose misses are mostly a predictor's first meetings, too. */
+#define DBTP_GT_MISS_RUNS 256
 
 /* x86-64: stack-pointer moves let add up in a pass of a function before
  * the private stack is reset (sp_bound), well inside the room on either
@@ -321,11 +336,15 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  * @source: text for the file's header comment (the command line).
  * @unroll: copies of each block per loop pass, a power of two up to
  *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
+ * @mispredict: x86-64: a block's conditional branch that the profile's
+ *		predictor missed on at least DBTP_GT_MISS_MIN of its
+ *		executions decides on random bytes, taken as often as missed.
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
+	int mispredict; /* x86-64: branches go either way at random */
 	unsigned unroll;
 	uint64_t copy_min;
 	uint32_t naive_blocks;
@@ -348,6 +367,10 @@ struct dbtp_gt_summary {
 	uint32_t blocks, skipped, loader;
 	double dyn[3], dyn_loader;
 	double read; /* bytes the emitted blocks read (as dyn) */
+	/* blocks whose last branch goes either way at random (--mispredict),
+	 * and per model block 1 if it is one */
+	uint32_t mispredict;
+	uint8_t *random;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

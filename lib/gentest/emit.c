@@ -97,6 +97,8 @@ static const char driver[] =
     "/* The buffer sits alone in the middle of a reserved 8 MiB, far from\n"
     " * any stack: a DBT that follows stack-pointer moves (valgrind) sees\n"
     " * the switch to the private stack as a stack switch. */\n"
+    "static uint64_t gt_lcg = 1;\n"
+    "\n"
     "static unsigned char *gt_buffer(void)\n"
     "{\n"
     "\tunsigned char *r = mmap(NULL, GT_RESERVE, PROT_NONE,\n"
@@ -111,6 +113,9 @@ static const char driver[] =
     "\t}\n"
     "\tmemset(b, GT_DATA_FILL, GT_BUF_SIZE);\n"
     "\tmemset(b, 0, GT_DATA);\n"
+    "\tfor (unsigned i = 0; GT_RANDOM && i < GT_RAND_SIZE; i++)\n"
+    "\t\tb[GT_RAND + i] = (unsigned char)((gt_lcg = gt_lcg *\n"
+    "\t\t\t6364136223846793005ull + 1442695040888963407ull) >> 56);\n"
     "\tv = 0x1f80;\n"
     "\tmemcpy(b + GT_SLOT_MXCSR, &v, 8);\n"
     "\tv = 0x037f;\n"
@@ -121,6 +126,16 @@ static const char driver[] =
     "\tmemcpy(b + GT_SLOT_ZERO, &v, 8);\n"
     "\tGT_FXSAVE(b + GT_SLOT_FXSAVE);\n"
     "\treturn b;\n"
+    "}\n"
+    "\n"
+    "/* At most h->chunk runs a call (0: any): a function with random\n"
+    " * branches counts its passes in a byte (--mispredict). */\n"
+    "static void gt_call(const struct gt_hot *h, void *buf, uint64_t n)\n"
+    "{\n"
+    "\tfor (; h->chunk && n > h->chunk; n -= h->chunk)\n"
+    "\t\th->fn(buf, h->chunk);\n"
+    "\tif (n)\n"
+    "\t\th->fn(buf, n);\n"
     "}\n"
     "\n"
     "static void *gt_run(void *arg);\n"
@@ -188,12 +203,12 @@ static const char driver[] =
     "\n"
     "\t\t\tif (z > done[k] &&\n"
     "\t\t\t    (z - done[k] >= GT_MIN_CALL || s + 1 == GT_SLICES)) {\n"
-    "\t\t\t\tg->hot[k].fn(t->buf, z - done[k]);\n"
+    "\t\t\t\tgt_call(&g->hot[k], t->buf, z - done[k]);\n"
     "\t\t\t\tdone[k] = z;\n"
     "\t\t\t}\n"
     "\t\t}\n"
     "\t\tfor (unsigned i = start[s]; i < start[s + 1]; i++)\n"
-    "\t\t\tg->hot[cold[i]].fn(t->buf, n[cold[i]]);\n"
+    "\t\t\tgt_call(&g->hot[cold[i]], t->buf, n[cold[i]]);\n"
     "\t}\n"
     "\tfree(n);\n"
     "\tfree(done);\n"
@@ -418,7 +433,7 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			      const struct dbtp_gt_group *g, uint32_t ng,
 			      const uint8_t *emitted, const uint32_t *slot_of,
 			      const uint32_t *seq_head,
-			      const uint32_t *seq_next)
+			      const uint32_t *seq_next, const uint64_t *chunk)
 {
 	for (uint32_t i = 0; i < ng; i++) {
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
@@ -444,11 +459,12 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				slot_of[b], dbtp_gt_model_block(m, b)->loader,
 				g[i].hot[k].theta, g[i].hot[k].delta);
 			if (n)
-				fprintf(f, "gt_also%u_%u, %u},\n", i, b, n);
+				fprintf(f, "gt_also%u_%u, %u, ", i, b, n);
 			else
-				fprintf(f, "0, 0},\n");
+				fprintf(f, "0, 0, ");
+			fprintf(f, "%" PRIu64 "},\n", chunk[b]);
 		}
-		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0},\n};\n");
+		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0, 0},\n};\n");
 		fprintf(f, "static const double gt_shares%u[] = {", i);
 		for (uint32_t k = 0; k < g[i].nshares; k++)
 			fprintf(f, "%s%.17g", k ? ", " : "", g[i].shares[k]);
@@ -522,6 +538,30 @@ static const char *counter_reg(uint32_t regs)
 	return NULL;
 }
 
+/* The low byte of counter_reg()'s register @r. */
+static const char *byte_reg(const char *r)
+{
+	static const char *const map[][2] = {
+	    {"r13", "r13b"}, {"r12", "r12b"}, {"rbx", "bl"},   {"r11", "r11b"},
+	    {"r10", "r10b"}, {"r9", "r9b"},   {"r8", "r8b"},   {"rbp", "bpl"},
+	    {"rsi", "sil"},  {"rdi", "dil"},  {"r14", "r14b"}, {"rdx", "dl"}};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
+		if (!strcmp(r, map[i][0]))
+			return map[i][1];
+	return r;
+}
+
+/* The pass counter of a function of @u copies, @bytes a pass, using
+ * @regs: rcx with `loop` (*@lp) where a pass fits it, else counter_reg()'s
+ * register, else NULL (the buffer). */
+static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
+				int *lp)
+{
+	*lp = u == 1 && loop_fits(0, regs, bytes);
+	return *lp ? "rcx" : counter_reg(regs);
+}
+
 void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body)
 {
 	for (unsigned j = 0; j < u; j++) {
@@ -556,38 +596,55 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
  * count in (counter_reg()); the exits, one for each of AVX and x87 state
  * to reset, return to the caller.  Functions reach both through pointers:
  * a DBT that follows direct jumps into the code after them (Valgrind's
- * chasing) would translate them again for every function.
+ * chasing) would translate them again for every function.  With @rnd, a
+ * second entry, gt_enter_r, for functions with random branches
+ * (put_random()): its counters start at the cursor plus the passes.
  */
-static void emit_shared_x86(FILE *f)
+static void emit_shared_x86(FILE *f, int rnd)
 {
 	static const char *const pops = "\tpop r15\n\tpop r14\n\tpop r13\n"
 					"\tpop r12\n\tpop rbp\n\tpop rbx\n"
 					"\tret\n";
 
-	fprintf(f,
-		"\t.p2align 4\n"
-		"gt_enter:\n"
-		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
-		"\tpush r14\n\tpush r15\n"
-		"\tmov r15, rdi\n"
-		"\tmov [r15 + %d], rsp\n"
-		"\tlea r11, [r9 - 1]\n"
-		"\tmov eax, esi\n"
-		"\tneg eax\n"
-		"\tand eax, r11d\n"
-		"\tadd r11, rsi\n"
-		"\tbsf ecx, r9d\n"
-		"\tshr r11, cl\n"
-		"\tmov rcx, r11\n"
-		"\tmov [r15 + %d], rcx\n"
-		"\tmov rax, [r8 + rax * 8]\n"
-		"\tmov rbx, rcx\n\tmov rbp, rcx\n\tmov rsi, rcx\n"
-		"\tmov rdi, rcx\n\tmov rdx, rcx\n\tmov r8, rcx\n"
-		"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r12, rcx\n"
-		"\tmov r13, rcx\n\tmov r14, rcx\n"
-		"\tlea rsp, [r15 + %d]\n"
-		"\tjmp rax\n",
-		DBTP_GT_SLOT_RSP, DBTP_GT_SLOT_COUNT, DBTP_GT_STACK_MID);
+	for (int r = 0; r <= rnd; r++) {
+		fprintf(f,
+			"\t.p2align 4\n"
+			"gt_enter%s:\n"
+			"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
+			"\tpush r14\n\tpush r15\n"
+			"\tmov r15, rdi\n"
+			"\tmov [r15 + %d], rsp\n"
+			"\tlea r11, [r9 - 1]\n"
+			"\tmov eax, esi\n"
+			"\tneg eax\n"
+			"\tand eax, r11d\n"
+			"\tadd r11, rsi\n"
+			"\tbsf ecx, r9d\n"
+			"\tshr r11, cl\n"
+			"\tmov rcx, r11\n",
+			r ? "_r" : "", DBTP_GT_SLOT_RSP);
+		/* the random bytes' cursor over the passes, moved on by an
+		 * odd number of 256-byte windows a call */
+		if (r)
+			fprintf(f,
+				"\tmov rdx, [r15 + %d]\n"
+				"\tadd rcx, rdx\n"
+				"\tadd edx, %d\n"
+				"\tand edx, %d\n"
+				"\tmov [r15 + %d], rdx\n",
+				DBTP_GT_SLOT_CURSOR, 97 * 256, 255 * 256,
+				DBTP_GT_SLOT_CURSOR);
+		fprintf(f,
+			"\tmov [r15 + %d], rcx\n"
+			"\tmov rax, [r8 + rax * 8]\n"
+			"\tmov rbx, rcx\n\tmov rbp, rcx\n\tmov rsi, rcx\n"
+			"\tmov rdi, rcx\n\tmov rdx, rcx\n\tmov r8, rcx\n"
+			"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r12, rcx\n"
+			"\tmov r13, rcx\n\tmov r14, rcx\n"
+			"\tlea rsp, [r15 + %d]\n"
+			"\tjmp rax\n",
+			DBTP_GT_SLOT_COUNT, DBTP_GT_STACK_MID);
+	}
 	for (int v = 0; v < 4; v++)
 		fprintf(f,
 			"gt_exit%d:\n"
@@ -601,8 +658,10 @@ static void emit_shared_x86(FILE *f)
 	fprintf(f,
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		"gt_enter_p:\n\t.quad gt_enter\n"
+		"%s"
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
-		"\t.popsection\n");
+		"\t.popsection\n",
+		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "");
 }
 
 /*
@@ -615,14 +674,19 @@ static void emit_shared_x86(FILE *f)
  * use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
-			  const char *slots, const struct dbtp_gt_rw_stats *st)
+			  const char *slots, const struct dbtp_gt_rw_stats *st,
+			  int rnd)
 {
-	/* one pass fits `loop`: rcx counts */
-	int lp = u == 1 && loop_fits(0, st->regs, text_bytes(body[0]));
-	const char *cr = lp ? "rcx" : counter_reg(st->regs);
+	int lp;
+	const char *cr =
+	    rnd ? counter_reg(st->regs)
+		: pass_counter(u, st->regs, text_bytes(body[0]), &lp);
 	char cnt[32];
 
-	if (cr)
+	if (rnd) {
+		lp = 0;
+		snprintf(cnt, sizeof(cnt), "%s", byte_reg(cr));
+	} else if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
 	else
 		snprintf(cnt, sizeof(cnt), "qword ptr [r15 + %d]",
@@ -634,9 +698,9 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"gt_b%u:\n"
 		"\tlea r8, [rip + .Lgt%u_tab]\n"
 		"\tmov r9d, %u\n"
-		"\tjmp qword ptr [rip + gt_enter_p]\n"
+		"\tjmp qword ptr [rip + gt_enter%s_p]\n"
 		".Lgt%u_top:\n",
-		id, id, id, id, id, u, id);
+		id, id, id, id, id, u, rnd ? "_r" : "", id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->moves_sp)
 		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
@@ -742,6 +806,7 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 {
 	free(s->stat);
 	free(s->emitted);
+	free(s->random);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -753,6 +818,10 @@ struct rewritten {
 	int ok;	       /* rewritten (else skipped or not wanted) */
 	int last;      /* its last instruction's enum dbtp_branch (-1: none) */
 	int loop;      /* that is a direct branch back to its start */
+	/* --mispredict: "test" or "cmp" of a random byte and its immediate,
+	 * put before the last branch (plan_random()); or NULL */
+	const char *rnd_op;
+	int rnd_imm;
 };
 
 static void free_texts(char **body, char *slots)
@@ -854,6 +923,151 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	rd->loop = rd->last == DBTP_BR_COND && target == bl->vaddr;
 }
 
+/*
+ * --mispredict: the instruction that makes block @b's conditional branch
+ * decide on a random byte (uniform, DBTP_GT_RAND), by the flags its
+ * condition reads, so that it goes the less likely way with probability p,
+ * the share of the block's executions the profile's predictor missed (at
+ * most 1/2).  ZF (e, ne; a, be, g, le, since test clears CF, OF and, with
+ * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
+ * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
+ * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
+ * rcx-tests and loops: none.
+ */
+static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
+			struct rewritten *rd)
+{
+	static const char *const zf[] = {"je", "jne", "ja", "jbe",
+					 "jg", "jle", NULL};
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	char text[96];
+	uint32_t at;
+	double p;
+
+	rd->rnd_op = NULL;
+	if (rd->last != DBTP_BR_COND || !bl->ninsns ||
+	    bl->count / dbtp_gt_model_nprofiles(m) < DBTP_GT_MISS_RUNS)
+		return;
+	p = (double)bl->mispredicted / (double)bl->count;
+	if (p < DBTP_GT_MISS_MIN)
+		return;
+	if (p > 0.5)
+		p = 0.5;
+	at = bl->nbytes - bl->sizes[bl->ninsns - 1];
+	if (!dbtp_disasm_one(dis, bl->bytes + at, bl->nbytes - at,
+			     bl->vaddr + at, text, sizeof(text)))
+		return;
+	text[strcspn(text, " ")] = '\0';
+	for (int i = 0; zf[i]; i++)
+		if (!strcmp(text, zf[i])) {
+			long k = lround(-log2(p));
+
+			rd->rnd_op = "test";
+			rd->rnd_imm = (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
+			return;
+		}
+	if (!strcmp(text, "jb") || !strcmp(text, "jae") ||
+	    !strcmp(text, "jl") || !strcmp(text, "jge")) {
+		long imm = lround(256 * p);
+
+		rd->rnd_op = "cmp";
+		rd->rnd_imm = (int)(imm < 1 ? 1 : imm > 128 ? 128 : imm);
+		if (text[1] == 'l' || text[1] == 'g')
+			rd->rnd_imm -= 128;
+	} else if (p >= 0.25 && (!strcmp(text, "js") || !strcmp(text, "jns") ||
+				 !strcmp(text, "jp") || !strcmp(text, "jnp"))) {
+		rd->rnd_op = "test";
+		rd->rnd_imm = text[strlen(text) - 1] == 's' ? 0x80 : 1;
+	}
+}
+
+/*
+ * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
+ * @id) in *@text, unless nothing follows the label (the branch there was
+ * cut, cut_last()).  1 if put, 0 if not, -1 out of memory; @dry: only say.
+ */
+static int put_before(char **text, uint32_t id, uint32_t i, const char *line,
+		      int dry)
+{
+	char label[48], *at, *t;
+	size_t len, ll = strlen(line);
+
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
+	at = strstr(*text, label);
+	if (!at || !at[strlen(label)])
+		return 0;
+	if (dry)
+		return 1;
+	at += strlen(label);
+	len = strlen(*text);
+	t = malloc(len + ll + 1);
+	if (!t)
+		return -1;
+	memcpy(t, *text, (size_t)(at - *text));
+	memcpy(t + (at - *text), line, ll);
+	memcpy(t + (at - *text) + ll, at, len - (size_t)(at - *text) + 1);
+	free(*text);
+	*text = t;
+	return 1;
+}
+
+/*
+ * --mispredict: put each member's random test (plan_random()) before its
+ * last branch in every copy of function @b's @body that still has it,
+ * addressing the random bytes with the pass counter (cursor + passes
+ * left, DBTP_GT_SLOT_CURSOR), at an offset of its own for every member
+ * and copy.  Such a function counts in a register (counter_reg()), never
+ * with `loop` or in the buffer: none there, no tests.  Counts the blocks
+ * in @sum; 1 if it put any, -1 out of memory.
+ */
+static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
+		      const uint32_t *seq_next, uint32_t b, char **body,
+		      const struct dbtp_gt_rw_stats *st,
+		      struct dbtp_gt_summary *sum)
+{
+	unsigned u = rd[b].u, sites = 0;
+	const char *cr;
+	int rnd = 0;
+
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		sites += rd[k].rnd_op &&
+			 put_before(&body[0], k * DBTP_GT_MAX_UNROLL,
+				    dbtp_gt_model_block(m, k)->ninsns - 1, "",
+				    1) > 0;
+	if (!sites)
+		return 0;
+	cr = counter_reg(st->regs);
+	if (!cr)
+		return 0;
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		int any = 0;
+
+		for (unsigned j = 0; rd[k].rnd_op && j < u; j++) {
+			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
+			char line[96];
+			int r;
+
+			snprintf(line, sizeof(line),
+				 "\t%s byte ptr [r15 + %s + %u], %d\n",
+				 rd[k].rnd_op, cr,
+				 DBTP_GT_RAND - 1 +
+				     ((id * 2654435761u) >> 16) %
+					 (DBTP_GT_RAND_SIZE - 65536),
+				 rd[k].rnd_imm);
+			r = put_before(&body[j], id,
+				       dbtp_gt_model_block(m, k)->ninsns - 1,
+				       line, 0);
+			if (r < 0)
+				return -1;
+			any |= r;
+		}
+		sum->mispredict += (uint32_t)any;
+		sum->random[k] = (uint8_t)any;
+		rnd |= any;
+	}
+	return rnd;
+}
+
 /* The block ends in a direct branch: in the last copy of a pass the pass
  * counter's branch takes its place (cut_last()). */
 static int closes(const struct rewritten *r)
@@ -930,7 +1144,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			regs |= stat[k].regs;
 			/* and a stack-pointer reset and a jump after it, at
 			 * most: as text_bytes() counts them in the sequence */
-			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
+			bytes += text_bytes(rd[k].body[0]) + 2 * 15 +
+				 (rd[k].rnd_op ? 15 : 0);
 			last = k;
 		}
 		while (seq_head[b] == b && u > 1 &&
@@ -1096,6 +1311,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	struct dbtp_gt_group naive;
 	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
 	uint8_t *want = NULL;
+	uint64_t *chunk = NULL; /* per function: runs a call at most */
 	struct rewritten *rd = NULL;
 	dbtp_gt_rw *rw = NULL;
 	dbtp_disasm *dis = NULL;
@@ -1130,13 +1346,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			tmax = dbtp_gt_model_threads(m, p);
 	sum->stat = calloc(nb ? nb : 1, sizeof(*sum->stat));
 	sum->emitted = calloc(nb ? nb : 1, 1);
+	sum->random = calloc(nb ? nb : 1, 1);
+	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
 	want = calloc(nb ? nb : 1, 1);
 	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
 	seq_head = malloc((nb ? nb : 1) * sizeof(*seq_head));
 	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
 	rd = calloc(nb ? nb : 1, sizeof(*rd));
-	if (!sum->stat || !sum->emitted || !want || !slot_of || !seq_head ||
-	    !seq_next || !rd)
+	if (!sum->stat || !sum->emitted || !sum->random || !chunk || !want ||
+	    !slot_of || !seq_head || !seq_next || !rd)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned */
 	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
@@ -1152,6 +1370,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			continue;
 		if (!o->naive)
 			last_branch(m, b, dis, &rd[b]);
+		if (o->mispredict && !a64)
+			plan_random(m, b, dis, &rd[b]);
 		rd[b].u = 1;
 		bad = rewrite_copies(rw, m, b, &rd[b], &sum->stat[b]);
 		if (bad < 0)
@@ -1194,11 +1414,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_SLOT_DIV %d\n#define GT_SLOT_ZERO %d\n"
 		"#define GT_SLOT_FXSAVE %d\n"
 		"#define GT_DATA %d\n#define GT_BUF_SIZE %d\n"
-		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n",
+		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
+		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
+		"#define GT_RANDOM %d\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
-		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL);
+		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
+		DBTP_GT_RAND_SIZE, o->mispredict && !a64);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1215,7 +1438,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!sf)
 			goto nomem;
-		emit_shared_x86(sf);
+		emit_shared_x86(sf, o->mispredict);
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
@@ -1228,11 +1451,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		struct rewritten *r = &rd[b];
 		struct dbtp_gt_rw_stats st = sum->stat[b];
 		char *seq[DBTP_GT_MAX_UNROLL] = {0}, *seq_slots = NULL;
-		char *fn = NULL, *const *body = r->body;
+		char *fn = NULL, **body = r->body;
 		const char *slots = r->slots;
 		size_t fn_len = 0;
 		uint32_t last;
 		FILE *ff;
+		int rnd;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -1250,6 +1474,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			body = seq;
 			slots = seq_slots;
 		}
+		rnd = o->mispredict && !a64
+			  ? put_random(m, rd, seq_next, b, body, &st, sum)
+			  : 0;
+		if (rnd < 0) {
+			free_texts(seq, seq_slots);
+			goto nomem;
+		}
+		if (rnd)
+			chunk[b] = (uint64_t)DBTP_GT_RAND_PASSES * r->u;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
 			free_texts(seq, seq_slots);
@@ -1262,7 +1495,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
 						  &st);
 		else
-			emit_function(ff, b, r->u, body, slots, &st);
+			emit_function(ff, b, r->u, body, slots, &st, rnd);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
@@ -1285,7 +1518,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"\tint loader; /* run only when linked statically */\n"
 		"\tdouble theta, delta;\n"
 		"\tconst unsigned *also; /* the rest of a sequence */\n"
-		"\tunsigned nalso;\n};\n"
+		"\tunsigned nalso;\n"
+		"\tuint64_t chunk; /* runs a call at most (0: any) */\n};\n"
 		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
 		"\tdouble create_at, join_at;\n\tint even;\n"
 		"\tconst double *shares;\n\tunsigned nshares;\n"
@@ -1304,7 +1538,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				dbtp_gt_model_block(m, b)->vaddr);
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, sum->emitted, slot_of, seq_head,
-			  seq_next);
+			  seq_next, chunk);
 	fputs(driver, f);
 	/* Dynamic coverage at the largest profiled thread parameter. */
 	for (uint32_t i = 0; i < ng; i++) {
@@ -1346,6 +1580,7 @@ nomem:
 out:
 	free(naive.hot);
 	free(want);
+	free(chunk);
 	free(slot_of);
 	free(seq_head);
 	free(seq_next);

@@ -302,7 +302,7 @@ int main(void)
 	return 0;
 }
 EOF
-$CC -O1 -o "$T/qs" "$T/qs.c"
+$CC -O1 -static -o "$T/qs" "$T/qs.c"
 "$DBTPROF" record -q -m mem -o "$T/qs.trace" -- "$T/qs" >/dev/null
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/qs.trace")
 eq "qsort branches = cycles'" \
@@ -312,6 +312,34 @@ jq -e '.profiles[0].branches | .conditional_mispredicted * 20 > .conditional and
 	fail "qsort: expected calls, returns and > 5% mispredicted conditional branches"
 checks=$((checks + 1))
 eq "qsort instructions" "$("$DBTPROF" stats --json "$T/qs.trace" | jq .instructions)" "$(jq .profiles[0].instructions <<<"$j")"
+
+# --mispredict: the loop's branch (16 misses in 10,000) stays predictable;
+# qsort's comparisons go either way at random, with the blocks' counts as
+# exact as without, and (cachegrind's predictor, where valgrind is) as
+# many mispredictions as the profile's give or take a third.
+eq "loop --mispredict" 0 "$("$DBTPROF" gentest --json --mispredict -o "$T/x.c" "$T/loop.trace" | jq .mispredict_blocks)"
+exact "$T/qs" qs_rnd --mispredict
+j=$("$DBTPROF" gentest --json --mispredict -o "$T/x.c" "$T/qs.trace")
+eq "qsort random blocks" "$(jq .mispredict_blocks <<<"$j")" "$(jq '[.block_outcomes[] | select(.random)] | length' <<<"$j")"
+jq -e '(.block_outcomes | max_by(.mispredicted) | .random) and ([.block_outcomes[] | select(.random and (.mispredicted * 64 < .executions or .executions < 256))] | length == 0)' >/dev/null <<<"$j" ||
+	fail "qsort --mispredict: the most mispredicted block is not random, or a random one ran < 256 times or < 1/64 mispredicted"
+checks=$((checks + 1))
+contains "qsort random tests" "byte ptr [r15 + r" "$(cat "$T/qs_rnd.c")"
+if command -v valgrind >/dev/null; then
+	"$DBTPROF" gentest -o "$T/qs_det.c" "$T/qs.trace" >/dev/null
+	$CC $CFLAGS_GT "$T/qs_det.c" -o "$T/qs_det"
+	bcm() {
+		valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes \
+			--cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+			awk '/Mispredicts:/ { gsub(/[(,]/, "", $5); print $5 }'
+	}
+	want=$(jq '.profiles[0].branches.conditional_mispredicted' <<<"$j")
+	det=$(bcm "$T/qs_det" --quiet)
+	rnd=$(bcm "$T/qs_rnd" --quiet)
+	[ $((rnd - det)) -gt $((want * 2 / 3)) ] && [ $((rnd - det)) -lt $((want * 4 / 3)) ] ||
+		fail "qsort --mispredict: cachegrind counts $rnd - $det more mispredictions, the profile $want"
+	checks=$((checks + 1))
+fi
 contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
 
 # AArch64 guests: the same checks, the program built with the AArch64
