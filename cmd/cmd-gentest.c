@@ -62,7 +62,8 @@ static const char usage_text[] =
     "      --seed N            --naive's random seed (default 1)\n"
     "      --unroll U          copies of each block per loop pass, a\n"
     "                          power of two up to 16 (default 8)\n"
-    "      --mispredict        x86-64: a conditional branch that the\n"
+    "      --no-mispredict     keep every branch predictable; by default\n"
+    "                          (x86-64) a conditional branch that the\n"
     "                          profile's predictor missed on 1/64 or more\n"
     "                          of its runs (256 or more) goes either way\n"
     "                          at random, as often (one test of a random\n"
@@ -790,7 +791,8 @@ int cmd_gentest(int argc, char **argv)
 		O_JSON,
 		O_UNROLL,
 		O_COPY_MIN,
-		O_MISPREDICT
+		O_MISPREDICT,
+		O_NO_MISPREDICT
 	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -801,6 +803,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"unroll", required_argument, NULL, O_UNROLL},
 	    {"copy-min", required_argument, NULL, O_COPY_MIN},
 	    {"mispredict", no_argument, NULL, O_MISPREDICT},
+	    {"no-mispredict", no_argument, NULL, O_NO_MISPREDICT},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -819,6 +822,7 @@ int cmd_gentest(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return cmd_validate(argc - 1, argv + 1);
 	eo.seed = 1;
+	eo.mispredict = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -833,7 +837,8 @@ int cmd_gentest(int argc, char **argv)
 			eo.naive = 1;
 			break;
 		case O_MISPREDICT:
-			eo.mispredict = 1;
+		case O_NO_MISPREDICT:
+			eo.mispredict = c == O_MISPREDICT;
 			break;
 		case O_BLOCKS:
 		case O_SEED:

@@ -148,8 +148,9 @@ double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile);
  * (conditional, indirect jumps and calls, returns), how many of them
  * dbtprof's branch predictor mispredicted (the one of `dbtprof cycles
  * --branch-predictor`, one per thread, doc/dbtprof-cycles.md), and the
- * profile's instructions.  The generated program reproduces none of the
- * mispredictions: its branches all land on the next instruction.
+ * profile's instructions.  The generated program's branches all land on
+ * the next instruction: only the conditional ones that
+ * dbtp_gt_emit_opts.mispredict makes random mispredict.
  */
 struct dbtp_gt_branches {
 	uint64_t n[DBTP_BPK_N], miss[DBTP_BPK_N], insns;
@@ -336,9 +337,9 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  * @source: text for the file's header comment (the command line).
  * @unroll: copies of each block per loop pass, a power of two up to
  *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
- * @mispredict: x86-64: a block's conditional branch that the profile's
- *		predictor missed on at least DBTP_GT_MISS_MIN of its
- *		executions decides on random bytes, taken as often as missed.
+ * @mispredict: x86-64, not @naive: a block's conditional branch that the
+ *profile's predictor missed on at least DBTP_GT_MISS_MIN of its executions
+ *decides on random bytes, taken as often as missed.
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */

@@ -1063,6 +1063,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		}
 		sum->mispredict += (uint32_t)any;
 		sum->random[k] = (uint8_t)any;
+		sum->stat[k].helpers += (uint32_t)any;
 		rnd |= any;
 	}
 	return rnd;
@@ -1370,7 +1371,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			continue;
 		if (!o->naive)
 			last_branch(m, b, dis, &rd[b]);
-		if (o->mispredict && !a64)
+		if (o->mispredict && !a64 && !o->naive)
 			plan_random(m, b, dis, &rd[b]);
 		rd[b].u = 1;
 		bad = rewrite_copies(rw, m, b, &rd[b], &sum->stat[b]);
@@ -1421,7 +1422,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
 		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
-		DBTP_GT_RAND_SIZE, o->mispredict && !a64);
+		DBTP_GT_RAND_SIZE, o->mispredict && !a64 && !o->naive);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1438,7 +1439,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!sf)
 			goto nomem;
-		emit_shared_x86(sf, o->mispredict);
+		emit_shared_x86(sf, o->mispredict && !o->naive);
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
@@ -1474,7 +1475,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			body = seq;
 			slots = seq_slots;
 		}
-		rnd = o->mispredict && !a64
+		rnd = o->mispredict && !a64 && !o->naive
 			  ? put_random(m, rd, seq_next, b, body, &st, sum)
 			  : 0;
 		if (rnd < 0) {
