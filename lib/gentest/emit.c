@@ -984,10 +984,9 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 /*
  * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
  * @id) in *@text, unless nothing follows the label (the branch there was
- * cut, cut_last()).  1 if put, 0 if not, -1 out of memory; @dry: only say.
+ * cut, cut_last()).  1 if put, 0 if not, -1 out of memory.
  */
-static int put_before(char **text, uint32_t id, uint32_t i, const char *line,
-		      int dry)
+static int put_before(char **text, uint32_t id, uint32_t i, const char *line)
 {
 	char label[48], *at, *t;
 	size_t len, ll = strlen(line);
@@ -996,8 +995,6 @@ static int put_before(char **text, uint32_t id, uint32_t i, const char *line,
 	at = strstr(*text, label);
 	if (!at || !at[strlen(label)])
 		return 0;
-	if (dry)
-		return 1;
 	at += strlen(label);
 	len = strlen(*text);
 	t = malloc(len + ll + 1);
@@ -1025,18 +1022,10 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const struct dbtp_gt_rw_stats *st,
 		      struct dbtp_gt_summary *sum)
 {
-	unsigned u = rd[b].u, sites = 0;
-	const char *cr;
+	const char *cr = counter_reg(st->regs);
+	unsigned u = rd[b].u;
 	int rnd = 0;
 
-	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
-		sites += rd[k].rnd_op &&
-			 put_before(&body[0], k * DBTP_GT_MAX_UNROLL,
-				    dbtp_gt_model_block(m, k)->ninsns - 1, "",
-				    1) > 0;
-	if (!sites)
-		return 0;
-	cr = counter_reg(st->regs);
 	if (!cr)
 		return 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
@@ -1056,7 +1045,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				 rd[k].rnd_imm);
 			r = put_before(&body[j], id,
 				       dbtp_gt_model_block(m, k)->ninsns - 1,
-				       line, 0);
+				       line);
 			if (r < 0)
 				return -1;
 			any |= r;
@@ -1112,7 +1101,8 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
  * that closes (its last member ends in a direct branch) and can count its
- * passes with `loop` gets one copy: it then runs the original's
+ * passes with `loop` (no member has a random branch, plan_random()) gets
+ * one copy: it then runs the original's
  * instructions and translated blocks exactly, with no copies to dilute a
  * counter's instructions in.  rd[].body[0] and @stat are copy 0's.
  */
@@ -1135,6 +1125,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint64_t len = 0;
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
+		int rnd = 0;
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
@@ -1145,14 +1136,15 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			regs |= stat[k].regs;
 			/* and a stack-pointer reset and a jump after it, at
 			 * most: as text_bytes() counts them in the sequence */
-			bytes += text_bytes(rd[k].body[0]) + 2 * 15 +
-				 (rd[k].rnd_op ? 15 : 0);
+			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
+			rnd |= rd[k].rnd_op != NULL;
 			last = k;
 		}
 		while (seq_head[b] == b && u > 1 &&
 		       (u / 2) * len >= DBTP_GT_SEQ_LEN)
 			u >>= 1;
-		if (closes(&rd[last]) && loop_fits(a64, regs, bytes))
+		/* random branches count in a byte register, not with loop */
+		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
 			u = 1;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
 			rd[k].u = u;
