@@ -22,7 +22,7 @@
 #   GT_CONFIGS  names of default configurations to run (validate
 #             --config NAME; default: all)
 #   GT_STATIC  1: link the generated programs statically
-#   GT_GENFLAGS  more options for dbtprof gentest (e.g. --mispredict)
+#   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
 #   GT_REPEAT  sha256: hash the input this many times in one run (1), a
 #             longer original for large GT_SCALE
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
