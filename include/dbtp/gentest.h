@@ -70,9 +70,10 @@ struct dbtp_gt_block {
 			  profiles, as the calls returned them */
 	int loader;    /* in the dynamic loader (dbtp_gt_is_loader()) */
 	/* its last instruction's control transfer (enum dbtp_branch), 1 in
-	 * br_ind for an indirect call, and its address */
+	 * br_ind for an indirect call, its address and, for a direct branch,
+	 * its target (else UINT64_MAX) */
 	int br, br_ind;
-	uint64_t br_pc;
+	uint64_t br_pc, br_target;
 	/* executions whose branch the profile's predictor missed
 	 * (dbtp_gt_model_branches()), over the profiles */
 	uint64_t mispredicted;
@@ -338,14 +339,15 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  * @unroll: copies of each block per loop pass, a power of two up to
  *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
  * @mispredict: x86-64, not @naive: a block's conditional branch that the
- *profile's predictor missed on at least DBTP_GT_MISS_MIN of its executions
- *decides on random bytes, taken as often as missed.
+ *		profile's predictor missed on at least DBTP_GT_MISS_MIN of
+ *		its executions decides on random bytes, going its less
+ *		likely way as often as it was missed.
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
-	int mispredict; /* x86-64: branches go either way at random */
+	int mispredict;
 	unsigned unroll;
 	uint64_t copy_min;
 	uint32_t naive_blocks;

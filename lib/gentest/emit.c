@@ -522,44 +522,34 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
 	return !a64 && !(regs & 1u << 1) && bytes + 8 + 2 <= 128;
 }
 
-/* A register the block leaves alone for the pass counter, or NULL. */
-static const char *counter_reg(uint32_t regs)
+/* A register the block leaves alone for the pass counter, or NULL; its
+ * low byte if @byte. */
+static const char *counter_reg(uint32_t regs, int byte)
 {
 	static const struct {
 		int n;
-		const char *name;
-	} pref[] = {{13, "r13"}, {12, "r12"}, {3, "rbx"},  {11, "r11"},
-		    {10, "r10"}, {9, "r9"},   {8, "r8"},   {5, "rbp"},
-		    {6, "rsi"},	 {7, "rdi"},  {14, "r14"}, {2, "rdx"}};
+		const char *name[2];
+	} pref[] = {
+	    {13, {"r13", "r13b"}}, {12, {"r12", "r12b"}}, {3, {"rbx", "bl"}},
+	    {11, {"r11", "r11b"}}, {10, {"r10", "r10b"}}, {9, {"r9", "r9b"}},
+	    {8, {"r8", "r8b"}},	   {5, {"rbp", "bpl"}},	  {6, {"rsi", "sil"}},
+	    {7, {"rdi", "dil"}},   {14, {"r14", "r14b"}}, {2, {"rdx", "dl"}}};
 
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
 		if (!(regs & (1u << pref[i].n)))
-			return pref[i].name;
+			return pref[i].name[byte];
 	return NULL;
-}
-
-/* The low byte of counter_reg()'s register @r. */
-static const char *byte_reg(const char *r)
-{
-	static const char *const map[][2] = {
-	    {"r13", "r13b"}, {"r12", "r12b"}, {"rbx", "bl"},   {"r11", "r11b"},
-	    {"r10", "r10b"}, {"r9", "r9b"},   {"r8", "r8b"},   {"rbp", "bpl"},
-	    {"rsi", "sil"},  {"rdi", "dil"},  {"r14", "r14b"}, {"rdx", "dl"}};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
-		if (!strcmp(r, map[i][0]))
-			return map[i][1];
-	return r;
 }
 
 /* The pass counter of a function of @u copies, @bytes a pass, using
  * @regs: rcx with `loop` (*@lp) where a pass fits it, else counter_reg()'s
- * register, else NULL (the buffer). */
+ * register, else NULL (the buffer).  With random branches (@rnd) never
+ * `loop`, and the register's low byte. */
 static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
-				int *lp)
+				int rnd, int *lp)
 {
-	*lp = u == 1 && loop_fits(0, regs, bytes);
-	return *lp ? "rcx" : counter_reg(regs);
+	*lp = !rnd && u == 1 && loop_fits(0, regs, bytes);
+	return *lp ? "rcx" : counter_reg(regs, rnd);
 }
 
 void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body)
@@ -679,14 +669,10 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 {
 	int lp;
 	const char *cr =
-	    rnd ? counter_reg(st->regs)
-		: pass_counter(u, st->regs, text_bytes(body[0]), &lp);
+	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, &lp);
 	char cnt[32];
 
-	if (rnd) {
-		lp = 0;
-		snprintf(cnt, sizeof(cnt), "%s", byte_reg(cr));
-	} else if (cr)
+	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
 	else
 		snprintf(cnt, sizeof(cnt), "qword ptr [r15 + %d]",
@@ -816,7 +802,7 @@ struct rewritten {
 	unsigned u;    /* copies */
 	unsigned done; /* copies rewritten */
 	int ok;	       /* rewritten (else skipped or not wanted) */
-	int last;      /* its last instruction's enum dbtp_branch (-1: none) */
+	int last;      /* its last instruction's enum dbtp_branch */
 	int loop;      /* that is a direct branch back to its start */
 	/* --mispredict: "test" or "cmp" of a random byte and its immediate,
 	 * put before the last branch (plan_random()); or NULL */
@@ -903,24 +889,16 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
-/* Block @b's last instruction: its rd->last, and rd->loop if it is a
- * direct conditional branch back to the block's start (the original loops
- * in one translated block). */
-static void last_branch(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
+/* Block @b's last instruction (as the model classified it): its rd->last,
+ * and rd->loop if it is a direct conditional branch back to the block's
+ * start (the original loops in one translated block). */
+static void last_branch(const dbtp_gt_model *m, uint32_t b,
 			struct rewritten *rd)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-	uint64_t target = UINT64_MAX;
-	uint32_t at = 0;
 
-	rd->last = -1;
-	for (uint32_t i = 0; i + 1 < bl->ninsns; i++)
-		at += bl->sizes[i];
-	if (bl->ninsns)
-		rd->last =
-		    dbtp_disasm_target(dis, bl->bytes + at, bl->nbytes - at,
-				       bl->vaddr + at, &target);
-	rd->loop = rd->last == DBTP_BR_COND && target == bl->vaddr;
+	rd->last = bl->br;
+	rd->loop = bl->br == DBTP_BR_COND && bl->br_target == bl->vaddr;
 }
 
 /*
@@ -1022,7 +1000,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const struct dbtp_gt_rw_stats *st,
 		      struct dbtp_gt_summary *sum)
 {
-	const char *cr = counter_reg(st->regs);
+	const char *cr = counter_reg(st->regs, 0);
 	unsigned u = rd[b].u;
 	int rnd = 0;
 
@@ -1362,7 +1340,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (!want[b])
 			continue;
 		if (!o->naive)
-			last_branch(m, b, dis, &rd[b]);
+			last_branch(m, b, &rd[b]);
 		if (o->mispredict && !a64 && !o->naive)
 			plan_random(m, b, dis, &rd[b]);
 		rd[b].u = 1;

@@ -121,12 +121,12 @@ static int64_t intern(dbtp_gt_model *m, const dbtp_trace *t,
 	memcpy(nb->bytes, b->bytes, b->nbytes);
 	if (b->ninsns && b->sizes[b->ninsns - 1] <= b->nbytes) {
 		uint32_t last = b->sizes[b->ninsns - 1];
-		uint64_t target;
 
 		nb->br_pc = b->vaddr + b->nbytes - last;
 		nb->br = dbtp_disasm_target(m->dis, b->bytes + b->nbytes - last,
-					    last, nb->br_pc, &target);
-		nb->br_ind = nb->br == DBTP_BR_CALL && target == UINT64_MAX;
+					    last, nb->br_pc, &nb->br_target);
+		nb->br_ind =
+		    nb->br == DBTP_BR_CALL && nb->br_target == UINT64_MAX;
 		if (nb->br < 0)
 			nb->br = DBTP_BR_NONE;
 	}

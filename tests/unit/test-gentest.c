@@ -417,6 +417,15 @@ static const struct tricky table[] = {
 #define NTRICKY (sizeof(table) / sizeof(*table))
 
 /* The program of @m with the default options, written to @path. */
+/* Test @n's files in the test directory: trace @p, program @c, binary @x
+ * (64 bytes each). */
+static void names(const char *n, char *p, char *c, char *x)
+{
+	snprintf(p, 64, "%s/%s.trace", dir, n);
+	snprintf(c, 64, "%s/%s.c", dir, n);
+	snprintf(x, 64, "%s/%s", dir, n);
+}
+
 static int emit_file(const dbtp_gt_model *m, const char *path,
 		     struct dbtp_gt_summary *sum)
 {
@@ -468,9 +477,7 @@ static void test_tricky(void)
 	dbtp_err err = {0};
 	uint32_t id[NTRICKY];
 
-	snprintf(p, sizeof(p), "%s/tricky.trace", dir);
-	snprintf(c, sizeof(c), "%s/tricky.c", dir);
-	snprintf(x, sizeof(x), "%s/tricky", dir);
+	names("tricky", p, c, x);
 	/* Outcomes, instruction by instruction. */
 	CHECK(!dbtp_gt_rw_open(&rw, DBTP_ARCH_X86_64, &err));
 	for (size_t i = 0; i < NTRICKY; i++) {
@@ -611,9 +618,7 @@ static void test_sequence_copies(void)
 	dbtp_err err = {0};
 	uint32_t a, b;
 
-	snprintf(p, sizeof(p), "%s/seq.trace", dir);
-	snprintf(c, sizeof(c), "%s/seq.c", dir);
-	snprintf(x, sizeof(x), "%s/seq", dir);
+	names("seq", p, c, x);
 	for (int i = 0; i < 64; i++) {
 		code[2 * i] = 0xff;
 		code[2 * i + 1] = 0xc1;
@@ -663,9 +668,7 @@ static void test_stack_budget(void)
 	dbtp_err err = {0};
 	uint32_t id[600];
 
-	snprintf(p, sizeof(p), "%s/stack.trace", dir);
-	snprintf(c, sizeof(c), "%s/stack.c", dir);
-	snprintf(x, sizeof(x), "%s/stack", dir);
+	names("stack", p, c, x);
 	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
 				&err));
 	for (int i = 0; i < 600; i++)
@@ -715,9 +718,7 @@ static void test_closing(void)
 	dbtp_err err = {0};
 	uint32_t id[3];
 
-	snprintf(p, sizeof(p), "%s/close.trace", dir);
-	snprintf(c, sizeof(c), "%s/close.c", dir);
-	snprintf(x, sizeof(x), "%s/close", dir);
+	names("close", p, c, x);
 	for (int i = 0; i < 20; i++) {
 		memcpy(c_code + 3 * i, a_code, 3);
 		sizes[i] = 3;
