@@ -1289,6 +1289,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
+	int rnd_on = o->mispredict && !a64 && !o->naive; /* random branches */
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
@@ -1341,7 +1342,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			continue;
 		if (!o->naive)
 			last_branch(m, b, &rd[b]);
-		if (o->mispredict && !a64 && !o->naive)
+		if (rnd_on)
 			plan_random(m, b, dis, &rd[b]);
 		rd[b].u = 1;
 		bad = rewrite_copies(rw, m, b, &rd[b], &sum->stat[b]);
@@ -1392,7 +1393,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
 		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
-		DBTP_GT_RAND_SIZE, o->mispredict && !a64 && !o->naive);
+		DBTP_GT_RAND_SIZE, rnd_on);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1409,7 +1410,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!sf)
 			goto nomem;
-		emit_shared_x86(sf, o->mispredict && !o->naive);
+		emit_shared_x86(sf, rnd_on);
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
@@ -1445,9 +1446,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			body = seq;
 			slots = seq_slots;
 		}
-		rnd = o->mispredict && !a64 && !o->naive
-			  ? put_random(m, rd, seq_next, b, body, &st, sum)
-			  : 0;
+		rnd =
+		    rnd_on ? put_random(m, rd, seq_next, b, body, &st, sum) : 0;
 		if (rnd < 0) {
 			free_texts(seq, seq_slots);
 			goto nomem;

@@ -319,16 +319,15 @@ jq -e '.profiles[0].branches | .conditional_mispredicted * 20 > .conditional and
 checks=$((checks + 1))
 eq "qsort instructions" "$("$DBTPROF" stats --json "$T/qs.trace" | jq .instructions)" "$(jq .profiles[0].instructions <<<"$j")"
 
-# --mispredict (the default): the loop's branch (16 misses in 10,000)
-# stays predictable;
-# qsort's comparisons go either way at random, with the blocks' counts as
-# exact as without, and (cachegrind's predictor, where valgrind is) as
-# many mispredictions as the profile's give or take a third.
+# --mispredict (the default, so $j above has it): the loop's branch (16
+# misses in 10,000) stays predictable; qsort's comparisons go either way
+# at random, with the blocks' counts as exact as without, and
+# (cachegrind's predictor, where valgrind is) as many mispredictions as
+# the profile's give or take a third.
 eq "naive: no random blocks" 0 "$("$DBTPROF" gentest --json --naive -o "$T/x.c" "$T/qs.trace" | jq .mispredict_blocks)"
 eq "--no-mispredict" 0 "$("$DBTPROF" gentest --json --no-mispredict -o "$T/x.c" "$T/qs.trace" | jq .mispredict_blocks)"
 eq "loop --mispredict" 0 "$("$DBTPROF" gentest --json --mispredict -o "$T/x.c" "$T/loop.trace" | jq .mispredict_blocks)"
 exact "$T/qs" qs_rnd --mispredict
-j=$("$DBTPROF" gentest --json --mispredict -o "$T/x.c" "$T/qs.trace")
 eq "qsort random blocks" "$(jq .mispredict_blocks <<<"$j")" "$(jq '[.block_outcomes[] | select(.random)] | length' <<<"$j")"
 jq -e '(.block_outcomes | max_by(.mispredicted) | .random) and ([.block_outcomes[] | select(.random and (.mispredicted * 64 < .executions or .executions < 256))] | length == 0)' >/dev/null <<<"$j" ||
 	fail "qsort --mispredict: the most mispredicted block is not random, or a random one ran < 256 times or < 1/64 mispredicted"
