@@ -67,7 +67,9 @@ static const char usage_text[] =
     "                          profile's predictor missed on 1/64 or more\n"
     "                          of its runs (256 or more) goes either way\n"
     "                          at random, as often (one test of a random\n"
-    "                          byte before it)\n"
+    "                          byte before it), and an indirect jump or\n"
+    "                          call so missed to one of several targets\n"
+    "                          (a table indexed by a random byte)\n"
     "      --copy-min N        a block gets a copy, up to U, per N\n"
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
@@ -265,8 +267,9 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		       tot ? 100 * s->dyn[j] / tot : 0);
 	printf("bytes read from /dev/zero at T=%g: %s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->read, n1));
-	printf("blocks whose branch goes either way at random: %u\n",
-	       s->mispredict);
+	printf("blocks whose branch goes either way at random: %u (%u "
+	       "indirect)\n",
+	       s->mispredict, s->mispredict_ind);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -326,6 +329,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "loader_instructions", (uint64_t)s->dyn_loader);
 	json_u64(&j, "read_bytes", (uint64_t)s->read);
 	json_u64(&j, "mispredict_blocks", s->mispredict);
+	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);

@@ -248,7 +248,8 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_READ_SIZE 131072 /* at most this much a read */
 #define DBTP_GT_RAND 786432	 /* random bytes for --mispredict */
 #define DBTP_GT_RAND_SIZE 131072
-#define DBTP_GT_BUF_SIZE 917504 /* whole buffer */
+#define DBTP_GT_JUMPS 917504	/* --mispredict: indirect branches' tables */
+#define DBTP_GT_BUF_SIZE 917504 /* whole buffer but the tables */
 #define DBTP_GT_DATA_FILL 0x3f	/* byte the data area holds */
 
 /* --mispredict: a function with random branches runs at most this many
@@ -262,6 +263,15 @@ struct dbtp_gt_rw_stats {
 /* ... and one that ran fewer times than this (in a profile, on average),
  * whose misses are mostly a predictor's first meetings, too. */
 #define DBTP_GT_MISS_RUNS 256
+/* An indirect branch missed as often goes through a table of
+ * DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
+ * instruction, or (in a share of the entries as large as the misses'
+ * share) one of at most DBTP_GT_JT_PADS jumps there.  A copy's table is
+ * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
+ * a program. */
+#define DBTP_GT_JT_ENTRIES 256
+#define DBTP_GT_JT_PADS 4
+#define DBTP_GT_JT_MAX 1024
 
 /* x86-64: stack-pointer moves let add up in a pass of a function before
  * the private stack is reset (sp_bound), well inside the room on either
@@ -341,7 +351,8 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  * @mispredict: x86-64, not @naive: a block's conditional branch that the
  *		profile's predictor missed on at least DBTP_GT_MISS_MIN of
  *		its executions decides on random bytes, going its less
- *		likely way as often as it was missed.
+ *		likely way as often as it was missed; an indirect jump or
+ *		call so missed goes to another target as often.
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
@@ -371,8 +382,8 @@ struct dbtp_gt_summary {
 	double dyn[3], dyn_loader;
 	double read; /* bytes the emitted blocks read (as dyn) */
 	/* blocks whose last branch goes either way at random (--mispredict),
-	 * and per model block 1 if it is one */
-	uint32_t mispredict;
+	 * of them indirect, and per model block 1 if it is one */
+	uint32_t mispredict, mispredict_ind;
 	uint8_t *random;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;

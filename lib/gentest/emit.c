@@ -96,8 +96,13 @@ static const char driver[] =
     "\n"
     "/* The buffer sits alone in the middle of a reserved 8 MiB, far from\n"
     " * any stack: a DBT that follows stack-pointer moves (valgrind) sees\n"
-    " * the switch to the private stack as a stack switch. */\n"
+    " * the switch to the private stack as a stack switch; whole pages\n"
+    " * (GT_BUF_SIZE a multiple of two pages, so its start is one). */\n"
     "static uint64_t gt_lcg = 1;\n"
+    "#if GT_JT_COUNT\n"
+    "/* the indirect branches' tables of targets (--mispredict) */\n"
+    "extern const unsigned char gt_jt[];\n"
+    "#endif\n"
     "\n"
     "static unsigned char *gt_buffer(void)\n"
     "{\n"
@@ -116,6 +121,9 @@ static const char driver[] =
     "\tfor (unsigned i = 0; GT_RANDOM && i < GT_RAND_SIZE; i++)\n"
     "\t\tb[GT_RAND + i] = (unsigned char)((gt_lcg = gt_lcg *\n"
     "\t\t\t6364136223846793005ull + 1442695040888963407ull) >> 56);\n"
+    "#if GT_JT_COUNT\n"
+    "\tmemcpy(b + GT_JUMPS, gt_jt, (size_t)GT_JT_COUNT * GT_JT_BYTES);\n"
+    "#endif\n"
     "\tv = 0x1f80;\n"
     "\tmemcpy(b + GT_SLOT_MXCSR, &v, 8);\n"
     "\tv = 0x037f;\n"
@@ -522,23 +530,38 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
 	return !a64 && !(regs & 1u << 1) && bytes + 8 + 2 <= 128;
 }
 
+/* The general-purpose registers a function may count passes or index
+ * tables in, in the order they are taken: number, 64-, 8- and 32-bit
+ * name. */
+struct gpr {
+	int n;
+	const char *name[3];
+};
+
+/* The first register of the table that @regs leaves alone, or NULL. */
+static const struct gpr *free_gpr(uint32_t regs)
+{
+	static const struct gpr pref[] = {
+	    {13, {"r13", "r13b", "r13d"}}, {12, {"r12", "r12b", "r12d"}},
+	    {3, {"rbx", "bl", "ebx"}},	   {11, {"r11", "r11b", "r11d"}},
+	    {10, {"r10", "r10b", "r10d"}}, {9, {"r9", "r9b", "r9d"}},
+	    {8, {"r8", "r8b", "r8d"}},	   {5, {"rbp", "bpl", "ebp"}},
+	    {6, {"rsi", "sil", "esi"}},	   {7, {"rdi", "dil", "edi"}},
+	    {14, {"r14", "r14b", "r14d"}}, {2, {"rdx", "dl", "edx"}}};
+
+	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
+		if (!(regs & (1u << pref[i].n)))
+			return &pref[i];
+	return NULL;
+}
+
 /* A register the block leaves alone for the pass counter, or NULL; its
  * low byte if @byte. */
 static const char *counter_reg(uint32_t regs, int byte)
 {
-	static const struct {
-		int n;
-		const char *name[2];
-	} pref[] = {
-	    {13, {"r13", "r13b"}}, {12, {"r12", "r12b"}}, {3, {"rbx", "bl"}},
-	    {11, {"r11", "r11b"}}, {10, {"r10", "r10b"}}, {9, {"r9", "r9b"}},
-	    {8, {"r8", "r8b"}},	   {5, {"rbp", "bpl"}},	  {6, {"rsi", "sil"}},
-	    {7, {"rdi", "dil"}},   {14, {"r14", "r14b"}}, {2, {"rdx", "dl"}}};
+	const struct gpr *g = free_gpr(regs);
 
-	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
-		if (!(regs & (1u << pref[i].n)))
-			return pref[i].name[byte];
-	return NULL;
+	return g ? g->name[byte] : NULL;
 }
 
 /* The pass counter of a function of @u copies, @bytes a pass, using
@@ -650,8 +673,13 @@ static void emit_shared_x86(FILE *f, int rnd)
 		"gt_enter_p:\n\t.quad gt_enter\n"
 		"%s"
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
-		"\t.popsection\n",
-		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "");
+		"\t.popsection\n"
+		"%s",
+		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "",
+		rnd ? "\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n"
+		      "\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"
+		      "gt_jt:\n\t.popsection\n"
+		    : "");
 }
 
 /*
@@ -808,6 +836,9 @@ struct rewritten {
 	 * put before the last branch (plan_random()); or NULL */
 	const char *rnd_op;
 	int rnd_imm;
+	/* --mispredict: entries of its indirect branch's table that go
+	 * elsewhere than the next instruction (plan_random()); or 0 */
+	unsigned rnd_ind;
 };
 
 static void free_texts(char **body, char *slots)
@@ -910,7 +941,9 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
  * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
- * rcx-tests and loops: none.
+ * rcx-tests and loops: none.  An indirect jump or call: the share of its
+ * table's entries (put_indirect()) that lead elsewhere than the next
+ * instruction that makes a predictor miss with probability p.
  */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			struct rewritten *rd)
@@ -918,17 +951,31 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	static const char *const zf[] = {"je", "jne", "ja", "jbe",
 					 "jg", "jle", NULL};
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	int ind =
+	    rd->last == DBTP_BR_IND || (rd->last == DBTP_BR_CALL && bl->br_ind);
 	char text[96];
 	uint32_t at;
 	double p;
 
 	rd->rnd_op = NULL;
-	if (rd->last != DBTP_BR_COND || !bl->ninsns ||
+	rd->rnd_ind = 0;
+	if ((rd->last != DBTP_BR_COND && !ind) || !bl->ninsns ||
 	    bl->count / dbtp_gt_model_nprofiles(m) < DBTP_GT_MISS_RUNS)
 		return;
 	p = (double)bl->mispredicted / (double)bl->count;
 	if (p < DBTP_GT_MISS_MIN)
 		return;
+	if (ind) {
+		/* a predictor of the last target (and one of the last per
+		 * path, whose paths are random here) misses when two
+		 * successive targets differ: q = 1 - (1 - s)^2 - s^2 / n for
+		 * a share s over n pads, solved for s; q at most 3/4 */
+		double a = 1 + 1.0 / DBTP_GT_JT_PADS, q = p < 0.75 ? p : 0.75;
+		long e = lround(DBTP_GT_JT_ENTRIES * (1 - sqrt(1 - a * q)) / a);
+
+		rd->rnd_ind = e < 1 ? 1 : (unsigned)e;
+		return;
+	}
 	if (p > 0.5)
 		p = 0.5;
 	at = bl->nbytes - bl->sizes[bl->ninsns - 1];
@@ -961,28 +1008,91 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 
 /*
  * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
- * @id) in *@text, unless nothing follows the label (the branch there was
- * cut, cut_last()).  1 if put, 0 if not, -1 out of memory.
+ * @id) in *@text in place of @old, which must follow it ("": nothing),
+ * unless nothing follows the label (the branch there was cut,
+ * cut_last()).  1 if put, 0 if not, -1 out of memory.
  */
-static int put_before(char **text, uint32_t id, uint32_t i, const char *line)
+static int put_at(char **text, uint32_t id, uint32_t i, const char *old,
+		  const char *line)
 {
 	char label[48], *at, *t;
-	size_t len, ll = strlen(line);
+	size_t len, ll = strlen(line), ol = strlen(old);
 
 	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
 	at = strstr(*text, label);
 	if (!at || !at[strlen(label)])
 		return 0;
 	at += strlen(label);
+	if (strncmp(at, old, ol))
+		return 0;
 	len = strlen(*text);
-	t = malloc(len + ll + 1);
+	t = malloc(len - ol + ll + 1);
 	if (!t)
 		return -1;
 	memcpy(t, *text, (size_t)(at - *text));
 	memcpy(t + (at - *text), line, ll);
-	memcpy(t + (at - *text) + ll, at, len - (size_t)(at - *text) + 1);
+	memcpy(t + (at - *text) + ll, at + ol,
+	       len - (size_t)(at - *text) - ol + 1);
 	free(*text);
 	*text = t;
+	return 1;
+}
+
+/* Where copy @id's random bytes start: DBTP_GT_RAND less one (the pass
+ * counter is at least 1) at an offset of its own, the counter's range
+ * (cursor + passes) inside DBTP_GT_RAND_SIZE. */
+static unsigned rand_at(uint32_t id)
+{
+	return DBTP_GT_RAND - 1 +
+	       ((id * 2654435761u) >> 16) % (DBTP_GT_RAND_SIZE - 65536);
+}
+
+/*
+ * Copy @id of block @k's indirect jump or call (@call), its last
+ * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
+ * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte that
+ * register @sg loads, addressed with pass counter @cr: rd->rnd_ind entries
+ * lead to one of at most DBTP_GT_JT_PADS jumps to the next instruction
+ * put after the branch, the others to the next instruction itself.  The
+ * table's text, whose addresses the driver copies into the buffer, goes
+ * to @jt.  1 if put, 0 if not, -1 out of memory.
+ */
+static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
+			int call, const char *cr, const struct gpr *sg,
+			uint32_t t, FILE *jt, char **text)
+{
+	unsigned pads =
+	    rd->rnd_ind < DBTP_GT_JT_PADS ? rd->rnd_ind : DBTP_GT_JT_PADS;
+	char old[64], *line = NULL;
+	size_t len;
+	FILE *f = open_memstream(&line, &len);
+	int r;
+
+	if (!f)
+		return -1;
+	snprintf(old, sizeof(old), "\t%s qword ptr [rip + .Lgs%u_%u]\n",
+		 call ? "call" : "jmp", id, n - 1);
+	fprintf(f,
+		"\tmovzx %s, byte ptr [r15 + %s + %u]\n"
+		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
+		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
+		sg->name[0], DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES);
+	for (unsigned i = 0; i < pads; i++)
+		fprintf(f, ".Lgp%u_%u:\n\tjmp .Lg%u_%u\n", id, i, id, n);
+	fclose(f);
+	r = put_at(text, id, n - 1, old, line);
+	free(line);
+	if (r <= 0)
+		return r;
+	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++) {
+		fputs(i % 4 ? ", " : "\t.quad ", jt);
+		if (i < rd->rnd_ind)
+			fprintf(jt, ".Lgp%u_%u", id, i % pads);
+		else
+			fprintf(jt, ".Lg%u_%u", id, n);
+		if (i % 4 == 3)
+			fputc('\n', jt);
+	}
 	return 1;
 }
 
@@ -991,44 +1101,54 @@ static int put_before(char **text, uint32_t id, uint32_t i, const char *line)
  * last branch in every copy of function @b's @body that still has it,
  * addressing the random bytes with the pass counter (cursor + passes
  * left, DBTP_GT_SLOT_CURSOR), at an offset of its own for every member
- * and copy.  Such a function counts in a register (counter_reg()), never
- * with `loop` or in the buffer: none there, no tests.  Counts the blocks
- * in @sum; 1 if it put any, -1 out of memory.
+ * and copy (rand_at()); an indirect branch so planned goes through a table
+ * (put_indirect()), written to @jt, *@njt tables so far.  Such a function
+ * counts in a register (counter_reg()), never with `loop` or in the
+ * buffer: none there, no tests; tables need a second one.  Counts the
+ * blocks in @sum; 1 if it put any, -1 out of memory.
  */
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
-		      const struct dbtp_gt_rw_stats *st,
-		      struct dbtp_gt_summary *sum)
+		      const struct dbtp_gt_rw_stats *st, FILE *jt,
+		      uint32_t *njt, struct dbtp_gt_summary *sum)
 {
-	const char *cr = counter_reg(st->regs, 0);
+	const struct gpr *cg = free_gpr(st->regs);
+	const struct gpr *sg = cg ? free_gpr(st->regs | 1u << cg->n) : NULL;
 	unsigned u = rd[b].u;
 	int rnd = 0;
 
-	if (!cr)
+	if (!cg)
 		return 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-		int any = 0;
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
+		int any = 0,
+		    ind = rd[k].rnd_ind && sg && *njt + u <= DBTP_GT_JT_MAX;
 
-		for (unsigned j = 0; rd[k].rnd_op && j < u; j++) {
+		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
 			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
 			char line[96];
 			int r;
 
-			snprintf(line, sizeof(line),
-				 "\t%s byte ptr [r15 + %s + %u], %d\n",
-				 rd[k].rnd_op, cr,
-				 DBTP_GT_RAND - 1 +
-				     ((id * 2654435761u) >> 16) %
-					 (DBTP_GT_RAND_SIZE - 65536),
-				 rd[k].rnd_imm);
-			r = put_before(&body[j], id,
-				       dbtp_gt_model_block(m, k)->ninsns - 1,
-				       line);
+			if (ind) {
+				r = put_indirect(&rd[k], id, bl->ninsns,
+						 rd[k].last == DBTP_BR_CALL,
+						 cg->name[0], sg, *njt, jt,
+						 &body[j]);
+				*njt += r > 0;
+			} else {
+				snprintf(line, sizeof(line),
+					 "\t%s byte ptr [r15 + %s + %u], %d\n",
+					 rd[k].rnd_op, cg->name[0], rand_at(id),
+					 rd[k].rnd_imm);
+				r = put_at(&body[j], id, bl->ninsns - 1, "",
+					   line);
+			}
 			if (r < 0)
 				return -1;
 			any |= r;
 		}
 		sum->mispredict += (uint32_t)any;
+		sum->mispredict_ind += (uint32_t)(any && ind);
 		sum->random[k] = (uint8_t)any;
 		sum->stat[k].helpers += (uint32_t)any;
 		rnd |= any;
@@ -1281,6 +1401,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	const struct dbtp_gt_group *groups;
 	struct dbtp_gt_group naive;
 	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
+	uint32_t njt = 0; /* indirect branches' tables (put_indirect()) */
 	uint8_t *want = NULL;
 	uint64_t *chunk = NULL; /* per function: runs a call at most */
 	struct rewritten *rd = NULL;
@@ -1385,15 +1506,18 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
 		"#define GT_SLOT_DIV %d\n#define GT_SLOT_ZERO %d\n"
 		"#define GT_SLOT_FXSAVE %d\n"
-		"#define GT_DATA %d\n#define GT_BUF_SIZE %d\n"
+		"#define GT_DATA %d\n"
+		"#define GT_JUMPS %d\n#define GT_JT_BYTES %d\n"
+		"#define GT_BUF_SIZE ((%d + GT_JT_COUNT * GT_JT_BYTES + 8191) "
+		"& ~8191)\n"
 		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
-		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
-		DBTP_GT_RAND_SIZE, rnd_on);
+		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
+		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1425,9 +1549,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		char *seq[DBTP_GT_MAX_UNROLL] = {0}, *seq_slots = NULL;
 		char *fn = NULL, **body = r->body;
 		const char *slots = r->slots;
-		size_t fn_len = 0;
+		char *jtext = NULL; /* its indirect branches' tables */
+		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
-		FILE *ff;
+		FILE *ff, *jt;
 		int rnd;
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -1446,9 +1571,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			body = seq;
 			slots = seq_slots;
 		}
-		rnd =
-		    rnd_on ? put_random(m, rd, seq_next, b, body, &st, sum) : 0;
+		jt = open_memstream(&jtext, &jt_len);
+		rnd = !jt      ? -1
+		      : rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
+					    &njt, sum)
+			       : 0;
+		if (jt)
+			fclose(jt);
 		if (rnd < 0) {
+			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
@@ -1456,6 +1587,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			chunk[b] = (uint64_t)DBTP_GT_RAND_PASSES * r->u;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
+			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
@@ -1467,6 +1599,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						  &st);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd);
+		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
+			fprintf(ff,
+				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
+				"\t.popsection\n",
+				jtext);
+		free(jtext);
 		fclose(ff);
 		put_asm(f, fn);
 		free(fn);
@@ -1510,6 +1648,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, sum->emitted, slot_of, seq_head,
 			  seq_next, chunk);
+	fprintf(f, "#define GT_JT_COUNT %u\n", njt);
 	fputs(driver, f);
 	/* Dynamic coverage at the largest profiled thread parameter. */
 	for (uint32_t i = 0; i < ng; i++) {
