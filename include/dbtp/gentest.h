@@ -77,7 +77,15 @@ struct dbtp_gt_block {
 	/* executions whose branch the profile's predictor missed
 	 * (dbtp_gt_model_branches()), over the profiles */
 	uint64_t mispredicted;
+	/* an indirect jump's or call's targets: the first DBTP_GT_TARGETS
+	 * distinct ones, address and executions in tg[2i], tg[2i + 1]
+	 * (ntg of them; NULL if none), over the profiles */
+	uint64_t *tg;
+	uint32_t ntg;
 };
+
+/** Distinct targets counted per indirect branch (struct dbtp_gt_block). */
+#define DBTP_GT_TARGETS 16
 
 /**
  * dbtp_gt_is_loader() - whether @path (a mapped file's) is a dynamic
@@ -265,8 +273,9 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_MISS_RUNS 256
 /* An indirect branch missed as often goes through a table of
  * DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
- * instruction, or (in a share of the entries as large as the misses'
- * share) one of at most DBTP_GT_JT_PADS jumps there.  A copy's table is
+ * instruction, or (in a share of the entries that makes a predictor miss
+ * as often) one of at most DBTP_GT_JT_PADS jumps there, one fewer than
+ * the original's targets.  A copy's table is
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
  * a program. */
 #define DBTP_GT_JT_ENTRIES 256

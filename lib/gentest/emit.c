@@ -837,8 +837,9 @@ struct rewritten {
 	const char *rnd_op;
 	int rnd_imm;
 	/* --mispredict: entries of its indirect branch's table that go
-	 * elsewhere than the next instruction (plan_random()); or 0 */
-	unsigned rnd_ind;
+	 * elsewhere than the next instruction, over how many pads
+	 * (plan_random()); or 0 */
+	unsigned rnd_ind, rnd_pads;
 };
 
 static void free_texts(char **body, char *slots)
@@ -941,9 +942,10 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
  * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
- * rcx-tests and loops: none.  An indirect jump or call: the share of its
- * table's entries (put_indirect()) that lead elsewhere than the next
- * instruction that makes a predictor miss with probability p.
+ * rcx-tests and loops: none.  An indirect jump or call of two or more
+ * targets: the share of its table's entries (put_indirect()) that lead
+ * elsewhere than the next instruction with which a predictor misses with
+ * probability p.
  */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			struct rewritten *rd)
@@ -966,14 +968,25 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	if (p < DBTP_GT_MISS_MIN)
 		return;
 	if (ind) {
-		/* a predictor of the last target (and one of the last per
-		 * path, whose paths are random here) misses when two
-		 * successive targets differ: q = 1 - (1 - s)^2 - s^2 / n for
-		 * a share s over n pads, solved for s; q at most 3/4 */
-		double a = 1 + 1.0 / DBTP_GT_JT_PADS, q = p < 0.75 ? p : 0.75;
-		long e = lround(DBTP_GT_JT_ENTRIES * (1 - sqrt(1 - a * q)) / a);
+		/* n pads, one fewer than its targets, at most
+		 * DBTP_GT_JT_PADS; a predictor of the last target (and one
+		 * of the last per path, whose paths are random here) misses
+		 * when two successive targets differ: q = 1 - (1 - s)^2 -
+		 * s^2 / n for a share s of the entries over the pads, solved
+		 * for s, q at most 3/4 and n / (n + 1) */
+		unsigned n = bl->ntg < 2		 ? 0
+			     : bl->ntg > DBTP_GT_JT_PADS ? DBTP_GT_JT_PADS
+							 : bl->ntg - 1;
+		double a = 1 + 1.0 / n, q = p < 0.75 ? p : 0.75;
+		long e;
 
+		if (!n)
+			return;
+		if (q > n / (n + 1.0))
+			q = n / (n + 1.0);
+		e = lround(DBTP_GT_JT_ENTRIES * (1 - sqrt(1 - a * q)) / a);
 		rd->rnd_ind = e < 1 ? 1 : (unsigned)e;
+		rd->rnd_pads = n < rd->rnd_ind ? n : rd->rnd_ind;
 		return;
 	}
 	if (p > 0.5)
@@ -1052,8 +1065,8 @@ static unsigned rand_at(uint32_t id)
  * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
  * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte that
  * register @sg loads, addressed with pass counter @cr: rd->rnd_ind entries
- * lead to one of at most DBTP_GT_JT_PADS jumps to the next instruction
- * put after the branch, the others to the next instruction itself.  The
+ * lead to one of rd->rnd_pads jumps to the next instruction put after the
+ * branch, the others to the next instruction itself.  The
  * table's text, whose addresses the driver copies into the buffer, goes
  * to @jt.  1 if put, 0 if not, -1 out of memory.
  */
@@ -1061,8 +1074,7 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 			int call, const char *cr, const struct gpr *sg,
 			uint32_t t, FILE *jt, char **text)
 {
-	unsigned pads =
-	    rd->rnd_ind < DBTP_GT_JT_PADS ? rd->rnd_ind : DBTP_GT_JT_PADS;
+	unsigned pads = rd->rnd_pads;
 	char old[64], *line = NULL;
 	size_t len;
 	FILE *f = open_memstream(&line, &len);

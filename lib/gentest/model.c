@@ -159,6 +159,25 @@ static void free_preds(struct profile *p)
 	}
 }
 
+/* Count @target among indirect branch @b's first DBTP_GT_TARGETS. */
+static int count_target(struct dbtp_gt_block *b, uint64_t target)
+{
+	uint32_t i;
+
+	if (!b->tg && !(b->tg = calloc(2 * DBTP_GT_TARGETS, sizeof(*b->tg))))
+		return -1;
+	for (i = 0; i < b->ntg && b->tg[2 * i] != target; i++)
+		;
+	if (i == b->ntg) {
+		if (i == DBTP_GT_TARGETS)
+			return 0;
+		b->tg[2 * i] = target;
+		b->ntg++;
+	}
+	b->tg[2 * i + 1]++;
+	return 0;
+}
+
 /*
  * Predict the branch ending block @last (model block + 1, 0: none yet) of
  * thread @tr of @p, now followed by a block at @next.
@@ -182,7 +201,7 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 		p->br.miss[k] += (uint64_t)miss;
 		b->mispredicted += (uint64_t)miss;
 	}
-	return 0;
+	return b->br == DBTP_BR_IND || b->br_ind ? count_target(b, next) : 0;
 }
 
 /* Whether system call @nr of @arch reads into memory: read, pread64,
@@ -777,6 +796,7 @@ void dbtp_gt_model_free(dbtp_gt_model *m)
 	for (uint32_t i = 0; i < m->nblk; i++) {
 		free(m->blk[i].sizes);
 		free(m->blk[i].bytes);
+		free(m->blk[i].tg);
 	}
 	free(m->blk);
 	for (uint32_t g = 0; g < m->ngrp; g++) {
