@@ -79,9 +79,12 @@ struct dbtp_gt_block {
 	uint64_t mispredicted;
 	/* an indirect jump's or call's targets: the first DBTP_GT_TARGETS
 	 * distinct ones, address and executions in tg[2i], tg[2i + 1]
-	 * (ntg of them; NULL if none), over the profiles */
+	 * (ntg of them; NULL if none), over the profiles; and how often a
+	 * predictor of its last target (cachegrind's) would have missed,
+	 * the executions whose target was not the one before (tg_last) */
 	uint64_t *tg;
 	uint32_t ntg;
+	uint64_t tg_last, tg_missed;
 };
 
 /** Distinct targets counted per indirect branch (struct dbtp_gt_block). */
@@ -271,11 +274,11 @@ struct dbtp_gt_rw_stats {
 /* ... and one that ran fewer times than this (in a profile, on average),
  * whose misses are mostly a predictor's first meetings, too. */
 #define DBTP_GT_MISS_RUNS 256
-/* An indirect branch missed as often goes through a table of
- * DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
- * instruction, or (in a share of the entries that makes a predictor miss
- * as often) one of at most DBTP_GT_JT_PADS jumps there, one fewer than
- * the original's targets.  A copy's table is
+/* An indirect branch whose target changed as often goes through a table
+ * of DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
+ * instruction, or (in a share of the entries that makes a predictor of
+ * the last target miss as often) one of at most DBTP_GT_JT_PADS jumps
+ * there, one fewer than the original's targets.  A copy's table is
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
  * a program. */
 #define DBTP_GT_JT_ENTRIES 256

@@ -943,9 +943,10 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
  * rcx-tests and loops: none.  An indirect jump or call of two or more
- * targets: the share of its table's entries (put_indirect()) that lead
- * elsewhere than the next instruction with which a predictor misses with
- * probability p.
+ * targets whose target changed on a share p of its executions (>= 1/64;
+ * a predictor of the last target, as cachegrind's, misses these): the
+ * share of its table's entries (put_indirect()) that lead elsewhere than
+ * the next instruction with which such a predictor misses as often.
  */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			struct rewritten *rd)
@@ -964,24 +965,25 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	if ((rd->last != DBTP_BR_COND && !ind) || !bl->ninsns ||
 	    bl->count / dbtp_gt_model_nprofiles(m) < DBTP_GT_MISS_RUNS)
 		return;
-	p = (double)bl->mispredicted / (double)bl->count;
+	p = (double)(ind ? bl->tg_missed : bl->mispredicted) /
+	    (double)bl->count;
 	if (p < DBTP_GT_MISS_MIN)
 		return;
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
-		 * DBTP_GT_JT_PADS; a predictor of the last target (and one
-		 * of the last per path, whose paths are random here) misses
+		 * DBTP_GT_JT_PADS; a predictor of the last target misses
 		 * when two successive targets differ: q = 1 - (1 - s)^2 -
 		 * s^2 / n for a share s of the entries over the pads, solved
 		 * for s, q at most 3/4 and n / (n + 1) */
 		unsigned n = bl->ntg < 2		 ? 0
 			     : bl->ntg > DBTP_GT_JT_PADS ? DBTP_GT_JT_PADS
 							 : bl->ntg - 1;
-		double a = 1 + 1.0 / n, q = p < 0.75 ? p : 0.75;
+		double a, q = p < 0.75 ? p : 0.75;
 		long e;
 
 		if (!n)
 			return;
+		a = 1 + 1.0 / n;
 		if (q > n / (n + 1.0))
 			q = n / (n + 1.0);
 		e = lround(DBTP_GT_JT_ENTRIES * (1 - sqrt(1 - a * q)) / a);

@@ -159,11 +159,14 @@ static void free_preds(struct profile *p)
 	}
 }
 
-/* Count @target among indirect branch @b's first DBTP_GT_TARGETS. */
+/* Count @target among indirect branch @b's first DBTP_GT_TARGETS, and
+ * whether it differs from the one before. */
 static int count_target(struct dbtp_gt_block *b, uint64_t target)
 {
 	uint32_t i;
 
+	b->tg_missed += b->tg_last != target; /* none is 0 */
+	b->tg_last = target;
 	if (!b->tg && !(b->tg = calloc(2 * DBTP_GT_TARGETS, sizeof(*b->tg))))
 		return -1;
 	for (i = 0; i < b->ntg && b->tg[2 * i] != target; i++)

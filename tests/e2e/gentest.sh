@@ -351,10 +351,11 @@ fi
 # A switch on pseudo-random numbers through a jump table (eight targets)
 # and a call through one of two function pointers at random: both go
 # through tables of targets indexed by a random byte, with one pad fewer
-# than their targets (four and one), the counts as exact as without; the
-# profile's predictor, over a recording of the generated program, misses
-# them about as often as the original's, as does cachegrind (where
-# valgrind is) against its count for the original.
+# than their targets (four and one), the counts as exact as without;
+# cachegrind's last-target predictor (where valgrind is) misses them about
+# as often as the original's, and so does the profile's predictor over a
+# recording of the generated program (the original's targets are random:
+# their path teaches it nothing).
 cat >"$T/sw.c" <<'EOF2'
 #include <stdio.h>
 static unsigned f(unsigned a) { return a + 1; }
