@@ -674,12 +674,12 @@ static void emit_shared_x86(FILE *f, int rnd)
 		"%s"
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
 		"\t.popsection\n"
-		"%s",
-		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "",
-		rnd ? "\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n"
-		      "\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"
-		      "gt_jt:\n\t.popsection\n"
-		    : "");
+		/* the tables the driver copies into the buffer: each
+		 * function's after this, in order */
+		"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n"
+		"\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"
+		"gt_jt:\n\t.popsection\n",
+		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "");
 }
 
 /*
@@ -693,7 +693,7 @@ static void emit_shared_x86(FILE *f, int rnd)
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
-			  int rnd)
+			  int rnd, int bc)
 {
 	int lp;
 	const char *cr =
@@ -716,12 +716,17 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		".Lgt%u_top:\n",
 		id, id, id, id, id, u, rnd ? "_r" : "", id);
 	dbtp_gt_emit_copies(f, id, u, body);
-	if (st->moves_sp)
-		fprintf(f, "\tlea rsp, [r15 + %d]\n", DBTP_GT_STACK_MID);
-	if (lp)
-		fprintf(f, "\tloop .Lgt%u_top\n", id);
-	else
-		fprintf(f, "\tdec %s\n\tjnz gt_b%u_body\n", cnt, id);
+	if (bc) {
+		fprintf(f, ".Lgt%u_exit:\n", id);
+	} else {
+		if (st->moves_sp)
+			fprintf(f, "\tlea rsp, [r15 + %d]\n",
+				DBTP_GT_STACK_MID);
+		if (lp)
+			fprintf(f, "\tloop .Lgt%u_top\n", id);
+		else
+			fprintf(f, "\tdec %s\n\tjnz gt_b%u_body\n", cnt, id);
+	}
 	fprintf(f,
 		"\tjmp qword ptr [rip + gt_exit_p + %d]\n"
 		"\t.size gt_b%u, .-gt_b%u\n"
@@ -840,6 +845,9 @@ struct rewritten {
 	 * elsewhere than the next instruction, over how many pads
 	 * (plan_random()); or 0 */
 	unsigned rnd_ind, rnd_pads;
+	/* a head whose function counts its passes in the target of its
+	 * last member's return or indirect branch (plan_copies()) */
+	int branch_count;
 };
 
 static void free_texts(char **body, char *slots)
@@ -1170,6 +1178,64 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	return rnd;
 }
 
+/* Block @b ends in a return or an indirect jump or call. */
+static int ends_indirect(const dbtp_gt_model *m, const struct rewritten *r,
+			 uint32_t b)
+{
+	return r->last == DBTP_BR_RET || r->last == DBTP_BR_IND ||
+	       (r->last == DBTP_BR_CALL && dbtp_gt_model_block(m, b)->br_ind);
+}
+
+/*
+ * A function whose last member ends in a return or an indirect branch
+ * (plan_copies(): one copy, no random branch, a register to count in)
+ * counts its passes in where that branch goes: it takes its target from
+ * table @t (DBTP_GT_JUMPS) indexed by the passes left, counted down with
+ * `lea` just before it, entry 0 the exit (.Lgt<b>_exit), the others the
+ * block's start.  So a pass is one translated block, as the original's
+ * execution, with no counter's own block after it; at most 255 passes a
+ * call (the driver splits larger counts).  The stack pointer is reset
+ * right before the branch.  The table's text goes to @jt.  1 if done, 0
+ * if not (the branch is not where expected), -1 out of memory.
+ */
+static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
+			    uint32_t b, uint32_t last, char **body,
+			    const struct dbtp_gt_rw_stats *st, uint32_t t,
+			    FILE *jt)
+{
+	uint32_t id = last * DBTP_GT_MAX_UNROLL,
+		 n = dbtp_gt_model_block(m, last)->ninsns;
+	const char *cr = counter_reg(st->regs, 0),
+		   *op = r->last == DBTP_BR_RET	   ? "push"
+			 : r->last == DBTP_BR_CALL ? "call"
+						   : "jmp";
+	char old[64], line[160], sp[48] = "";
+	int k;
+
+	snprintf(old, sizeof(old), "\t%s qword ptr [rip + .Lgs%u_%u]\n", op, id,
+		 n - 1);
+	if (st->moves_sp)
+		snprintf(sp, sizeof(sp), "\tlea rsp, [r15 + %d]\n",
+			 DBTP_GT_STACK_MID);
+	snprintf(line, sizeof(line),
+		 "\tlea %s, [%s - 1]\n%s\t%s qword ptr [r15 + %s * 8 + %u]\n",
+		 cr, cr, sp, op, cr,
+		 DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES);
+	k = put_at(body, id, n - 1, old, line);
+	if (k <= 0)
+		return k;
+	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++) {
+		fputs(i % 4 ? ", " : "\t.quad ", jt);
+		if (i)
+			fprintf(jt, "gt_b%u_body", b);
+		else
+			fprintf(jt, ".Lgt%u_exit", b);
+		if (i % 4 == 3)
+			fputc('\n', jt);
+	}
+	return 1;
+}
+
 /* The block ends in a direct branch: in the last copy of a pass the pass
  * counter's branch takes its place (cut_last()). */
 static int closes(const struct rewritten *r)
@@ -1249,7 +1315,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			/* and a stack-pointer reset and a jump after it, at
 			 * most: as text_bytes() counts them in the sequence */
 			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
-			rnd |= rd[k].rnd_op != NULL;
+			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
 			last = k;
 		}
 		while (seq_head[b] == b && u > 1 &&
@@ -1257,6 +1323,10 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			u >>= 1;
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
+			u = 1;
+		rd[b].branch_count = !a64 && !rnd && counter_reg(regs, 0) &&
+				     ends_indirect(m, &rd[last], last);
+		if (rd[b].branch_count)
 			u = 1;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
 			rd[k].u = u;
@@ -1567,7 +1637,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
 		FILE *ff, *jt;
-		int rnd;
+		int rnd, bc;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -1590,14 +1660,19 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		      : rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					    &njt, sum)
 			       : 0;
+		bc = rnd || !jt || !r->branch_count || njt >= DBTP_GT_JT_MAX
+			 ? 0
+			 : put_branch_count(m, &rd[last], b, last, body, &st,
+					    njt, jt);
+		njt += bc > 0;
 		if (jt)
 			fclose(jt);
-		if (rnd < 0) {
+		if (rnd < 0 || bc < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
-		if (rnd)
+		if (rnd || bc)
 			chunk[b] = (uint64_t)DBTP_GT_RAND_PASSES * r->u;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
@@ -1612,7 +1687,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
 						  &st);
 		else
-			emit_function(ff, b, r->u, body, slots, &st, rnd);
+			emit_function(ff, b, r->u, body, slots, &st, rnd, bc);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"

@@ -107,13 +107,23 @@ exact "$G/x86_64/nested" nested_det --no-mispredict
 # the exit block's label is still a block of its own (measured above).
 contains "nested sequence" "with the rest of its sequence" "$(cat "$T/nested.c")"
 eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed 's/^\t"//; s/\\n"$//' "$T/nested.c"))"
-# The inner loop's blocks run 1,000 times: a sequence (func and the
-# block after the call) in one copy by default (a copy per 4,096
-# executions), with --copy-min 256 in two, each member's second one under
-# its own label (measured = plan).
-eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b9_c1:' "$T/nested.c")"
+# The inner loop's blocks run 1,000 times: with --copy-min 256 the block
+# before them (gt_b2, 1,000 runs) gets two copies, the second under its
+# own label (measured = plan); one copy by default (a copy per 4,096
+# executions).  Their sequence (func and the block after the call) ends
+# in func's return: one copy even so, its passes counted in where the
+# return goes (a table the passes left index: the block's start, or the
+# exit after the last).
+eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b2_c1:' "$T/nested.c")"
 exact "$G/x86_64/nested" nested_c256 --copy-min 256
-contains "nested: a sequence with copies" "gt_b9_c1:" "$(cat "$T/nested_c256.c")"
+contains "nested: copies with --copy-min 256" "gt_b2_c1:" "$(cat "$T/nested_c256.c")"
+eq "nested: a return counts the passes" 0 "$(grep -c 'gt_b9_c1:' "$T/nested_c256.c")"
+contains "nested: the return's table" '\tlea r12, [r12 - 1]\n"
+	"\tlea rsp, [r15 + 327680]\n"
+	"\tpush qword ptr [r15 + r12 * 8 + 917504]\n"
+	"\t.byte 0xc3\t# ret \n"
+	".Lg144_2:\n"
+	".Lgt3_exit:\n"' "$(cat "$T/nested_c256.c")"
 eq "bad copy-min" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --copy-min 0 "$T/nested.trace")"
 # The inner loop's other blocks (4, 5, 6; 500 passes) end in a direct
 # branch and leave rcx alone: one copy, the last member's jne replaced by
