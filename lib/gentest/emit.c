@@ -725,7 +725,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
 		else
-			fprintf(f, "\tdec %s\n\tjnz gt_b%u_body\n", cnt, id);
+			fprintf(f, "\tsub %s, 1\n\tjnz gt_b%u_body\n", cnt, id);
 	}
 	fprintf(f,
 		"\tjmp qword ptr [rip + gt_exit_p + %d]\n"

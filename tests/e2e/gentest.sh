@@ -87,7 +87,7 @@ grep -q 'mov eax, 39' "$T/loop.c" || fail "loop: syscall not turned into getpid"
 eq "loop: the self-loop's own branch is gone" 0 "$(grep -c 'jnz .Lg16_2' "$T/loop.c" || true)"
 contains "loop: closed by the pass counter" '# dec rcx\n"
 	".Lg16_1:\n"
-	"\tdec r13\n"
+	"\tsub r13, 1\n"
 	"\tjnz gt_b1_body\n"' "$(cat "$T/loop.c")"
 
 exact "$G/x86_64/threads" threads
@@ -100,7 +100,7 @@ done
 # profile's predictor, 1/64 or more: by default it decides on random bytes
 # and its function counts in a byte register, the counts still exact.
 eq "nested: one random branch" 1 "$(grep -c 'test byte ptr \[r15 + r12 + [0-9]*\], 63' "$T/nested.c")"
-contains "nested: counted in a byte" "dec r12b" "$(cat "$T/nested.c")"
+contains "nested: counted in a byte" "sub r12b, 1" "$(cat "$T/nested.c")"
 exact "$G/x86_64/nested" nested_det --no-mispredict
 # Blocks of a group with one copy and the same count model run as one
 # sequence: nested's entry and exit block (once each) share gt_b0, and
