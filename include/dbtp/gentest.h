@@ -77,11 +77,11 @@ struct dbtp_gt_block {
 	/* executions whose branch the profile's predictor missed
 	 * (dbtp_gt_model_branches()), over the profiles */
 	uint64_t mispredicted;
-	/* an indirect jump's or call's targets: the first DBTP_GT_TARGETS
-	 * distinct ones, address and executions in tg[2i], tg[2i + 1]
-	 * (ntg of them; NULL if none), over the profiles; and how often a
-	 * predictor of its last target (cachegrind's) would have missed,
-	 * the executions whose target was not the one before (tg_last) */
+	/* an indirect jump's or call's distinct targets, the first
+	 * DBTP_GT_TARGETS (ntg of them; NULL if none), over the profiles;
+	 * and how often a predictor of its last target (cachegrind's) would
+	 * have missed: the executions whose target was not the one before
+	 * (tg_last) */
 	uint64_t *tg;
 	uint32_t ntg;
 	uint64_t tg_last, tg_missed;
@@ -259,7 +259,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_READ_SIZE 131072 /* at most this much a read */
 #define DBTP_GT_RAND 786432	 /* random bytes for --mispredict */
 #define DBTP_GT_RAND_SIZE 131072
-#define DBTP_GT_JUMPS 917504	/* --mispredict: indirect branches' tables */
+#define DBTP_GT_JUMPS 917504	/* tables of branch targets */
 #define DBTP_GT_BUF_SIZE 917504 /* whole buffer but the tables */
 #define DBTP_GT_DATA_FILL 0x3f	/* byte the data area holds */
 
@@ -364,7 +364,7 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  *		profile's predictor missed on at least DBTP_GT_MISS_MIN of
  *		its executions decides on random bytes, going its less
  *		likely way as often as it was missed; an indirect jump or
- *		call so missed goes to another target as often.
+ *		call whose target changed as often goes to random targets.
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */

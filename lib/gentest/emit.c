@@ -100,7 +100,7 @@ static const char driver[] =
     " * (GT_BUF_SIZE a multiple of two pages, so its start is one). */\n"
     "static uint64_t gt_lcg = 1;\n"
     "#if GT_JT_COUNT\n"
-    "/* the indirect branches' tables of targets (--mispredict) */\n"
+    "/* the tables of branch targets, copied into the buffer */\n"
     "extern const unsigned char gt_jt[];\n"
     "#endif\n"
     "\n"
@@ -137,7 +137,8 @@ static const char driver[] =
     "}\n"
     "\n"
     "/* At most h->chunk runs a call (0: any): a function with random\n"
-    " * branches counts its passes in a byte (--mispredict). */\n"
+    " * branches counts its passes in a byte (--mispredict), one that ends\n"
+    " * in a return or indirect branch in a table of 256 targets. */\n"
     "static void gt_call(const struct gt_hot *h, void *buf, uint64_t n)\n"
     "{\n"
     "\tfor (; h->chunk && n > h->chunk; n -= h->chunk)\n"
@@ -1485,7 +1486,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	const struct dbtp_gt_group *groups;
 	struct dbtp_gt_group naive;
 	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
-	uint32_t njt = 0; /* indirect branches' tables (put_indirect()) */
+	uint32_t njt =
+	    0; /* tables of targets (put_indirect(), put_branch_count()) */
 	uint8_t *want = NULL;
 	uint64_t *chunk = NULL; /* per function: runs a call at most */
 	struct rewritten *rd = NULL;
@@ -1633,7 +1635,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		char *seq[DBTP_GT_MAX_UNROLL] = {0}, *seq_slots = NULL;
 		char *fn = NULL, **body = r->body;
 		const char *slots = r->slots;
-		char *jtext = NULL; /* its indirect branches' tables */
+		char *jtext = NULL; /* its tables of targets */
 		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
 		FILE *ff, *jt;

@@ -159,7 +159,7 @@ static void free_preds(struct profile *p)
 	}
 }
 
-/* Count @target among indirect branch @b's first DBTP_GT_TARGETS, and
+/* Note @target among indirect branch @b's first DBTP_GT_TARGETS, and
  * whether it differs from the one before. */
 static int count_target(struct dbtp_gt_block *b, uint64_t target)
 {
@@ -167,17 +167,12 @@ static int count_target(struct dbtp_gt_block *b, uint64_t target)
 
 	b->tg_missed += b->tg_last != target; /* none is 0 */
 	b->tg_last = target;
-	if (!b->tg && !(b->tg = calloc(2 * DBTP_GT_TARGETS, sizeof(*b->tg))))
+	if (!b->tg && !(b->tg = calloc(DBTP_GT_TARGETS, sizeof(*b->tg))))
 		return -1;
-	for (i = 0; i < b->ntg && b->tg[2 * i] != target; i++)
+	for (i = 0; i < b->ntg && b->tg[i] != target; i++)
 		;
-	if (i == b->ntg) {
-		if (i == DBTP_GT_TARGETS)
-			return 0;
-		b->tg[2 * i] = target;
-		b->ntg++;
-	}
-	b->tg[2 * i + 1]++;
+	if (i == b->ntg && i < DBTP_GT_TARGETS)
+		b->tg[b->ntg++] = target;
 	return 0;
 }
 
