@@ -958,7 +958,7 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * the next instruction with which such a predictor misses as often.
  */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
-			struct rewritten *rd)
+			double scale, struct rewritten *rd)
 {
 	static const char *const zf[] = {"je", "jne", "ja", "jbe",
 					 "jg", "jle", NULL};
@@ -1000,6 +1000,7 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 		rd->rnd_pads = n < rd->rnd_ind ? n : rd->rnd_ind;
 		return;
 	}
+	p *= scale;
 	if (p > 0.5)
 		p = 0.5;
 	at = bl->nbytes - bl->sizes[bl->ninsns - 1];
@@ -1276,6 +1277,34 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 }
 
 /*
+ * Copies, at most @u, of a closing function with random branches (the
+ * last member @last's in every copy but the last, whose branch the pass
+ * counter's replaces; the other members' in all): none to spread a tail
+ * over, the last copy's branch in the block's own translation, so only as
+ * many as the last member's random test needs: one if it has none, else
+ * two, or four or eight where its probability, raised to make up for the
+ * last copy (u / (u - 1) times), would pass 1/2 with fewer
+ * (plan_random() again).  Copies cost translations, and conflicts in
+ * QEMU's jump cache.
+ */
+static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
+			      dbtp_disasm *dis, uint32_t last, unsigned u)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
+	double p = (double)bl->mispredicted / (double)bl->count;
+	unsigned need = 2;
+
+	if (!rd[last].rnd_op)
+		return 1;
+	while (need < u && p * need / (need - 1) > 0.5)
+		need *= 2;
+	if (need > u)
+		need = u;
+	plan_random(m, last, dis, (double)need / (need - 1), &rd[last]);
+	return need;
+}
+
+/*
  * The copies of every block: its own (block_copies()) if it runs alone; a
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
@@ -1288,8 +1317,8 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
 		       const struct dbtp_gt_rw_stats *stat, unsigned umax,
-		       uint64_t min, int naive, uint32_t *seq_head,
-		       uint32_t *seq_next, dbtp_err *err)
+		       uint64_t min, int naive, dbtp_disasm *dis,
+		       uint32_t *seq_head, uint32_t *seq_next, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
@@ -1325,6 +1354,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
 			u = 1;
+		if (closes(&rd[last]) && rnd && u > 1)
+			u = random_copies(m, rd, dis, last, u);
 		rd[b].branch_count = !a64 && !rnd && counter_reg(regs, 0) &&
 				     ends_indirect(m, &rd[last], last);
 		if (rd[b].branch_count)
@@ -1550,7 +1581,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (!o->naive)
 			last_branch(m, b, &rd[b]);
 		if (rnd_on)
-			plan_random(m, b, dis, &rd[b]);
+			plan_random(m, b, dis, 1, &rd[b]);
 		rd[b].u = 1;
 		bad = rewrite_copies(rw, m, b, &rd[b], &sum->stat[b]);
 		if (bad < 0)
@@ -1560,7 +1591,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	}
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
-			o->naive, seq_head, seq_next, err))
+			o->naive, dis, seq_head, seq_next, err))
 		goto out;
 	for (uint32_t b = 0; b < nb; b++) {
 		int bad = rd[b].ok ? rewrite_copies(rw, m, b, &rd[b], NULL) : 0;
