@@ -1277,34 +1277,6 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 }
 
 /*
- * Copies, at most @u, of a closing function with random branches (the
- * last member @last's in every copy but the last, whose branch the pass
- * counter's replaces; the other members' in all): none to spread a tail
- * over, the last copy's branch in the block's own translation, so only as
- * many as the last member's random test needs: one if it has none, else
- * two, or four or eight where its probability, raised to make up for the
- * last copy (u / (u - 1) times), would pass 1/2 with fewer
- * (plan_random() again).  Copies cost translations, and conflicts in
- * QEMU's jump cache.
- */
-static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
-			      dbtp_disasm *dis, uint32_t last, unsigned u)
-{
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
-	double p = (double)bl->mispredicted / (double)bl->count;
-	unsigned need = 2;
-
-	if (!rd[last].rnd_op)
-		return 1;
-	while (need < u && p * need / (need - 1) > 0.5)
-		need *= 2;
-	if (need > u)
-		need = u;
-	plan_random(m, last, dis, (double)need / (need - 1), &rd[last]);
-	return need;
-}
-
-/*
  * The copies of every block: its own (block_copies()) if it runs alone; a
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
@@ -1354,8 +1326,11 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
 			u = 1;
-		if (closes(&rd[last]) && rnd && u > 1)
-			u = random_copies(m, rd, dis, last, u);
+		/* the last copy's branch is the counter's: the others' random
+		 * tests make up for it */
+		if (closes(&rd[last]) && rd[last].rnd_op && u > 1)
+			plan_random(m, last, dis, (double)u / (u - 1),
+				    &rd[last]);
 		rd[b].branch_count = !a64 && !rnd && counter_reg(regs, 0) &&
 				     ends_indirect(m, &rd[last], last);
 		if (rd[b].branch_count)
