@@ -1284,7 +1284,11 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
  * passes with `loop` (no member has a random branch, plan_random()) gets
  * one copy: it then runs the original's
  * instructions and translated blocks exactly, with no copies to dilute a
- * counter's instructions in.  rd[].body[0] and @stat are copy 0's.
+ * counter's instructions in.  One whose last member's branch is random
+ * has that member's probability raised u / (u - 1) times (@dis), for the
+ * last copy's.  One that ends in a return or indirect branch and has no
+ * random branch counts in that branch's target (put_branch_count()), in
+ * one copy.  rd[].body[0] and @stat are copy 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
