@@ -415,14 +415,7 @@ static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
 	json_u64(j, "resources", c->stall[DBTP_STALL_PORT]);
 	json_u64(j, "branch_mispredict", c->stall[DBTP_STALL_BRANCH]);
 	json_close_obj(j);
-	json_obj(j, "branches");
-	json_u64(j, "conditional", c->branches[DBTP_BPK_COND]);
-	json_u64(j, "indirect", c->branches[DBTP_BPK_INDIRECT]);
-	json_u64(j, "return", c->branches[DBTP_BPK_RETURN]);
-	json_u64(j, "conditional_mispredicted", c->mispredicts[DBTP_BPK_COND]);
-	json_u64(j, "indirect_mispredicted", c->mispredicts[DBTP_BPK_INDIRECT]);
-	json_u64(j, "return_mispredicted", c->mispredicts[DBTP_BPK_RETURN]);
-	json_close_obj(j);
+	json_branches(j, c->branches, c->mispredicts);
 	json_obj(j, "resource_cycles");
 	for (unsigned i = 0; i < cpu->nres; i++)
 		json_u64(j, cpu->res[i], c->res[i]);

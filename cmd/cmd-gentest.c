@@ -209,9 +209,6 @@ static int parse_num(const char *s, double *v)
 	return errno || e == s || *e || !(*v > 0) || !isfinite(*v) ? -1 : 0;
 }
 
-static const char *const bpk_name[DBTP_BPK_N] = {"conditional", "indirect",
-						 "return"};
-
 /* Profile @p's branches and mispredictions (dbtp_gt_model_branches()). */
 static void print_branches(const dbtp_gt_model *m, uint32_t p)
 {
@@ -309,17 +306,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_double(&j, "threads", dbtp_gt_model_threads(m, p));
 		dbtp_gt_model_branches(m, p, &b);
 		json_u64(&j, "instructions", b.insns);
-		json_obj(&j, "branches");
-		for (int k = 0; k < DBTP_BPK_N; k++)
-			json_u64(&j, bpk_name[k], b.n[k]);
-		for (int k = 0; k < DBTP_BPK_N; k++) {
-			char key[40];
-
-			snprintf(key, sizeof(key), "%s_mispredicted",
-				 bpk_name[k]);
-			json_u64(&j, key, b.miss[k]);
-		}
-		json_close_obj(&j);
+		json_branches(&j, b.n, b.miss);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);

@@ -135,5 +135,10 @@ void json_hex(struct json *j, const char *key, uint64_t v);
 void json_double(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, int v);
 void json_null(struct json *j, const char *key);
+/* "branches": @n and @miss by DBTP_BPK_* class (conditional, indirect,
+ * return, each's _mispredicted), as cycles and gentest write them. */
+void json_branches(struct json *j, const uint64_t *n, const uint64_t *miss);
+/* The DBTP_BPK_* classes' names in that object. */
+extern const char *const bpk_name[];
 
 #endif

@@ -288,6 +288,22 @@ void json_u64(struct json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
+const char *const bpk_name[DBTP_BPK_N] = {"conditional", "indirect", "return"};
+
+void json_branches(struct json *j, const uint64_t *n, const uint64_t *miss)
+{
+	char key[40];
+
+	json_obj(j, "branches");
+	for (int k = 0; k < DBTP_BPK_N; k++)
+		json_u64(j, bpk_name[k], n[k]);
+	for (int k = 0; k < DBTP_BPK_N; k++) {
+		snprintf(key, sizeof(key), "%s_mispredicted", bpk_name[k]);
+		json_u64(j, key, miss[k]);
+	}
+	json_close_obj(j);
+}
+
 void json_i64(struct json *j, const char *key, int64_t v)
 {
 	json_key(j, key);

@@ -161,8 +161,8 @@ double dbtp_gt_model_threads(const dbtp_gt_model *m, uint32_t profile);
  * dbtprof's branch predictor mispredicted (the one of `dbtprof cycles
  * --branch-predictor`, one per thread, doc/dbtprof-cycles.md), and the
  * profile's instructions.  The generated program's branches all land on
- * the next instruction: only the conditional ones that
- * dbtp_gt_emit_opts.mispredict makes random mispredict.
+ * the next instruction: only those that dbtp_gt_emit_opts.mispredict
+ * makes random mispredict.
  */
 struct dbtp_gt_branches {
 	uint64_t n[DBTP_BPK_N], miss[DBTP_BPK_N], insns;
@@ -266,7 +266,8 @@ struct dbtp_gt_rw_stats {
 /* --mispredict: a function with random branches runs at most this many
  * passes a call (the driver splits larger counts), counted in the low
  * byte of its pass counter over a cursor (a multiple of 256 that moves on
- * every call) that together index the random bytes.  A conditional
+ * every call) that together index the random bytes; so does one that
+ * counts its passes in a table of targets (put_branch_count()).  A conditional
  * branch the profile's predictor missed on less than DBTP_GT_MISS_MIN of
  * its executions stays predictable ... */
 #define DBTP_GT_RAND_PASSES 255

@@ -1072,6 +1072,31 @@ static unsigned rand_at(uint32_t id)
 	       ((id * 2654435761u) >> 16) % (DBTP_GT_RAND_SIZE - 65536);
 }
 
+/* Where table @t of branch targets sits in the buffer. */
+static unsigned jt_at(uint32_t t)
+{
+	return DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES;
+}
+
+/* The rewriter's line for copy @id's instruction @i, a branch (@op: jmp,
+ * call, or ret's push) through its slot, in @buf. */
+static void slot_line(char *buf, size_t n, const char *op, uint32_t id,
+		      uint32_t i)
+{
+	snprintf(buf, n, "\t%s qword ptr [rip + .Lgs%u_%u]\n", op, id, i);
+}
+
+/* A table of DBTP_GT_JT_ENTRIES branch targets to @jt: entry i < @k
+ * label @first[i % @nfirst], the others label @rest. */
+static void put_table(FILE *jt, char (*first)[32], unsigned nfirst, unsigned k,
+		      const char *rest)
+{
+	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++)
+		fprintf(jt, "%s%s%s", i % 4 ? ", " : "\t.quad ",
+			i < k ? first[i % nfirst] : rest,
+			i % 4 == 3 ? "\n" : "");
+}
+
 /*
  * Copy @id of block @k's indirect jump or call (@call), its last
  * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
@@ -1087,37 +1112,30 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 			uint32_t t, FILE *jt, char **text)
 {
 	unsigned pads = rd->rnd_pads;
-	char old[64], *line = NULL;
+	char old[64], pad[DBTP_GT_JT_PADS][32], next[32], *line = NULL;
 	size_t len;
 	FILE *f = open_memstream(&line, &len);
 	int r;
 
 	if (!f)
 		return -1;
-	snprintf(old, sizeof(old), "\t%s qword ptr [rip + .Lgs%u_%u]\n",
-		 call ? "call" : "jmp", id, n - 1);
+	slot_line(old, sizeof(old), call ? "call" : "jmp", id, n - 1);
+	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
 	fprintf(f,
 		"\tmovzx %s, byte ptr [r15 + %s + %u]\n"
 		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
 		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
-		sg->name[0], DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES);
-	for (unsigned i = 0; i < pads; i++)
-		fprintf(f, ".Lgp%u_%u:\n\tjmp .Lg%u_%u\n", id, i, id, n);
+		sg->name[0], jt_at(t));
+	for (unsigned i = 0; i < pads; i++) {
+		snprintf(pad[i], sizeof(pad[i]), ".Lgp%u_%u", id, i);
+		fprintf(f, "%s:\n\tjmp %s\n", pad[i], next);
+	}
 	fclose(f);
 	r = put_at(text, id, n - 1, old, line);
 	free(line);
-	if (r <= 0)
-		return r;
-	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++) {
-		fputs(i % 4 ? ", " : "\t.quad ", jt);
-		if (i < rd->rnd_ind)
-			fprintf(jt, ".Lgp%u_%u", id, i % pads);
-		else
-			fprintf(jt, ".Lg%u_%u", id, n);
-		if (i % 4 == 3)
-			fputc('\n', jt);
-	}
-	return 1;
+	if (r > 0)
+		put_table(jt, pad, pads, rd->rnd_ind, next);
+	return r;
 }
 
 /*
@@ -1211,31 +1229,23 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 		   *op = r->last == DBTP_BR_RET	   ? "push"
 			 : r->last == DBTP_BR_CALL ? "call"
 						   : "jmp";
-	char old[64], line[160], sp[48] = "";
+	char old[64], line[160], sp[48] = "", ex[1][32], start[32];
 	int k;
 
-	snprintf(old, sizeof(old), "\t%s qword ptr [rip + .Lgs%u_%u]\n", op, id,
-		 n - 1);
+	slot_line(old, sizeof(old), op, id, n - 1);
 	if (st->moves_sp)
 		snprintf(sp, sizeof(sp), "\tlea rsp, [r15 + %d]\n",
 			 DBTP_GT_STACK_MID);
 	snprintf(line, sizeof(line),
 		 "\tlea %s, [%s - 1]\n%s\t%s qword ptr [r15 + %s * 8 + %u]\n",
-		 cr, cr, sp, op, cr,
-		 DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES);
+		 cr, cr, sp, op, cr, jt_at(t));
 	k = put_at(body, id, n - 1, old, line);
-	if (k <= 0)
-		return k;
-	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++) {
-		fputs(i % 4 ? ", " : "\t.quad ", jt);
-		if (i)
-			fprintf(jt, "gt_b%u_body", b);
-		else
-			fprintf(jt, ".Lgt%u_exit", b);
-		if (i % 4 == 3)
-			fputc('\n', jt);
+	if (k > 0) {
+		snprintf(ex[0], sizeof(ex[0]), ".Lgt%u_exit", b);
+		snprintf(start, sizeof(start), "gt_b%u_body", b);
+		put_table(jt, ex, 1, 1, start);
 	}
-	return 1;
+	return k;
 }
 
 /* The block ends in a direct branch: in the last copy of a pass the pass
@@ -1496,8 +1506,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	const struct dbtp_gt_group *groups;
 	struct dbtp_gt_group naive;
 	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
-	uint32_t njt =
-	    0; /* tables of targets (put_indirect(), put_branch_count()) */
+	/* tables of targets (put_indirect(), put_branch_count()) */
+	uint32_t njt = 0;
 	uint8_t *want = NULL;
 	uint64_t *chunk = NULL; /* per function: runs a call at most */
 	struct rewritten *rd = NULL;
@@ -1668,17 +1678,19 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			slots = seq_slots;
 		}
 		jt = open_memstream(&jtext, &jt_len);
-		rnd = !jt      ? -1
-		      : rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
-					    &njt, sum)
-			       : 0;
-		bc = rnd || !jt || !r->branch_count || njt >= DBTP_GT_JT_MAX
-			 ? 0
-			 : put_branch_count(m, &rd[last], b, last, body, &st,
-					    njt, jt);
+		if (!jt) {
+			free_texts(seq, seq_slots);
+			goto nomem;
+		}
+		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
+					  &njt, sum)
+			     : 0;
+		bc = !rnd && r->branch_count && njt < DBTP_GT_JT_MAX
+			 ? put_branch_count(m, &rd[last], b, last, body, &st,
+					    njt, jt)
+			 : 0;
 		njt += bc > 0;
-		if (jt)
-			fclose(jt);
+		fclose(jt);
 		if (rnd < 0 || bc < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);

@@ -160,12 +160,15 @@ static void free_preds(struct profile *p)
 }
 
 /* Note @target among indirect branch @b's first DBTP_GT_TARGETS, and
- * whether it differs from the one before. */
+ * whether it differs from the one before (then noted already; none is
+ * 0). */
 static int count_target(struct dbtp_gt_block *b, uint64_t target)
 {
 	uint32_t i;
 
-	b->tg_missed += b->tg_last != target; /* none is 0 */
+	if (b->tg_last == target)
+		return 0;
+	b->tg_missed++;
 	b->tg_last = target;
 	if (!b->tg && !(b->tg = calloc(DBTP_GT_TARGETS, sizeof(*b->tg))))
 		return -1;

@@ -416,7 +416,6 @@ static const struct tricky table[] = {
 
 #define NTRICKY (sizeof(table) / sizeof(*table))
 
-/* The program of @m with the default options, written to @path. */
 /* Test @n's files in the test directory: trace @p, program @c, binary @x
  * (64 bytes each). */
 static void names(const char *n, char *p, char *c, char *x)
@@ -426,6 +425,7 @@ static void names(const char *n, char *p, char *c, char *x)
 	snprintf(x, 64, "%s/%s", dir, n);
 }
 
+/* The program of @m with the default options, written to @path. */
 static int emit_file(const dbtp_gt_model *m, const char *path,
 		     struct dbtp_gt_summary *sum)
 {
