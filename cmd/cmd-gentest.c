@@ -71,6 +71,13 @@ static const char usage_text[] =
     "                          call whose target changed as often goes\n"
     "                          to random targets (a table indexed by a\n"
     "                          random byte)\n"
+    "      --no-cross-page     keep every branch on its page; by default\n"
+    "                          (x86-64) a block's direct jump, call or\n"
+    "                          conditional branch continues on another\n"
+    "                          page in as many of its copies as the\n"
+    "                          original's went to another page (QEMU\n"
+    "                          chains a block only to one on its page and\n"
+    "                          looks the others up)\n"
     "      --copy-min N        a block gets a copy, up to U, per N\n"
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
@@ -268,6 +275,8 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	printf("blocks whose branch goes either way at random: %u (%u "
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
+	printf("blocks whose jump or call leaves the page: %u\n",
+	       s->cross_page);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -318,6 +327,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "read_bytes", (uint64_t)s->read);
 	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
+	json_u64(&j, "cross_page_blocks", s->cross_page);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
@@ -367,6 +377,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_u64(&j, "mispredicted",
 			 dbtp_gt_model_block(m, b)->mispredicted);
 		json_bool(&j, "random", s->random[b]);
+		json_u64(&j, "crossed", dbtp_gt_model_block(m, b)->crossed);
+		json_bool(&j, "crosses", s->crossing[b]);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);
@@ -784,7 +796,9 @@ int cmd_gentest(int argc, char **argv)
 		O_UNROLL,
 		O_COPY_MIN,
 		O_MISPREDICT,
-		O_NO_MISPREDICT
+		O_NO_MISPREDICT,
+		O_CROSS_PAGE,
+		O_NO_CROSS_PAGE
 	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -796,6 +810,8 @@ int cmd_gentest(int argc, char **argv)
 	    {"copy-min", required_argument, NULL, O_COPY_MIN},
 	    {"mispredict", no_argument, NULL, O_MISPREDICT},
 	    {"no-mispredict", no_argument, NULL, O_NO_MISPREDICT},
+	    {"cross-page", no_argument, NULL, O_CROSS_PAGE},
+	    {"no-cross-page", no_argument, NULL, O_NO_CROSS_PAGE},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -815,6 +831,7 @@ int cmd_gentest(int argc, char **argv)
 		return cmd_validate(argc - 1, argv + 1);
 	eo.seed = 1;
 	eo.mispredict = 1;
+	eo.cross_page = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -831,6 +848,10 @@ int cmd_gentest(int argc, char **argv)
 		case O_MISPREDICT:
 		case O_NO_MISPREDICT:
 			eo.mispredict = c == O_MISPREDICT;
+			break;
+		case O_CROSS_PAGE:
+		case O_NO_CROSS_PAGE:
+			eo.cross_page = c == O_CROSS_PAGE;
 			break;
 		case O_BLOCKS:
 		case O_SEED:

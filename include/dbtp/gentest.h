@@ -85,7 +85,16 @@ struct dbtp_gt_block {
 	uint64_t *tg;
 	uint32_t ntg;
 	uint64_t tg_last, tg_missed;
+	/* executions whose direct branch (jump, call, taken conditional)
+	 * went to another guest page than the block's first instruction's
+	 * (DBTP_GT_PAGE_BITS), over the profiles: QEMU chains a translated
+	 * block only to one on its own page and looks the others up */
+	uint64_t crossed;
 };
+
+/** Page size, as bits, by which QEMU decides whether it may chain two
+ * translated blocks directly (its linux-user page, x86-64 and AArch64). */
+#define DBTP_GT_PAGE_BITS 12
 
 /** Distinct targets counted per indirect branch (struct dbtp_gt_block). */
 #define DBTP_GT_TARGETS 16
@@ -366,12 +375,16 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  *		its executions decides on random bytes, going its less
  *		likely way as often as it was missed; an indirect jump or
  *		call whose target changed as often goes to random targets.
+ * @cross_page: x86-64, not @naive: a block's direct jump or call leaves
+ *		the page in as many of its copies as the original's did of
+ *		its executions (struct dbtp_gt_block's crossed).
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
 	int mispredict;
+	int cross_page;
 	unsigned unroll;
 	uint64_t copy_min;
 	uint32_t naive_blocks;
@@ -398,6 +411,11 @@ struct dbtp_gt_summary {
 	 * of them indirect, and per model block 1 if it is one */
 	uint32_t mispredict, mispredict_ind;
 	uint8_t *random;
+	/* blocks whose jump or call leaves the page in some of their copies
+	 * (@cross_page of struct dbtp_gt_emit_opts), and per model block 1
+	 * if it is one */
+	uint32_t cross_page;
+	uint8_t *crossing;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

@@ -25,6 +25,9 @@
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
 
+/* The second text section of page crossings (put_cross()). */
+#define GT_FAR ".text.gt_far"
+
 /* The driver.  Its count arithmetic is dbtp_gt_size() and
  * dbtp_gt_count(), written again in the generated program's C. */
 static const char driver[] =
@@ -568,11 +571,12 @@ static const char *counter_reg(uint32_t regs, int byte)
 /* The pass counter of a function of @u copies, @bytes a pass, using
  * @regs: rcx with `loop` (*@lp) where a pass fits it, else counter_reg()'s
  * register, else NULL (the buffer).  With random branches (@rnd) never
- * `loop`, and the register's low byte. */
+ * `loop`, and the register's low byte; nor with page crossings (@far),
+ * which put the pass out of its reach. */
 static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
-				int rnd, int *lp)
+				int rnd, int far, int *lp)
 {
-	*lp = !rnd && u == 1 && loop_fits(0, regs, bytes);
+	*lp = !rnd && !far && u == 1 && loop_fits(0, regs, bytes);
 	return *lp ? "rcx" : counter_reg(regs, rnd);
 }
 
@@ -613,8 +617,9 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
  * chasing) would translate them again for every function.  With @rnd, a
  * second entry, gt_enter_r, for functions with random branches
  * (put_random()): its counters start at the cursor plus the passes.
+ * With @far, the start of page crossings' section (put_cross()).
  */
-static void emit_shared_x86(FILE *f, int rnd)
+static void emit_shared_x86(FILE *f, int rnd, int far)
 {
 	static const char *const pops = "\tpop r15\n\tpop r14\n\tpop r13\n"
 					"\tpop r12\n\tpop rbp\n\tpop rbx\n"
@@ -681,6 +686,12 @@ static void emit_shared_x86(FILE *f, int rnd)
 		"\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"
 		"gt_jt:\n\t.popsection\n",
 		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "");
+	/* with @far, page crossings' section starts a page (and ends one,
+	 * dbtp_gt_emit()): none of .text's pages is one of its */
+	if (far)
+		fputs("\t.pushsection " GT_FAR ",\"ax\",@progbits\n"
+		      "\t.p2align 12\n\t.popsection\n",
+		      f);
 }
 
 /*
@@ -694,11 +705,11 @@ static void emit_shared_x86(FILE *f, int rnd)
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
-			  int rnd, int bc)
+			  int rnd, int bc, int far)
 {
 	int lp;
 	const char *cr =
-	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, &lp);
+	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, far, &lp);
 	char cnt[32];
 
 	if (cr)
@@ -729,12 +740,12 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			fprintf(f, "\tsub %s, 1\n\tjnz gt_b%u_body\n", cnt, id);
 	}
 	fprintf(f,
-		"\tjmp qword ptr [rip + gt_exit_p + %d]\n"
+		"\tjmp qword ptr [rip + gt_exit_p + %d]\n%s"
 		"\t.size gt_b%u, .-gt_b%u\n"
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
-		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)), id, id,
-		id);
+		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
+		far % 2 ? "\t.popsection\n" : "", id, id, id);
 	dbtp_gt_emit_table(f, id, u, slots);
 }
 
@@ -827,6 +838,7 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	free(s->stat);
 	free(s->emitted);
 	free(s->random);
+	free(s->crossing);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1248,6 +1260,92 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 	return k;
 }
 
+/*
+ * Page crossings: QEMU chains a translated block directly only to one on
+ * the guest page it starts on; a branch to another page looks its target
+ * up (a helper call, a hash of the address, a cache of blocks), as the
+ * original did for every direct jump, call or taken branch to another page
+ * (struct dbtp_gt_block's crossed).  The same share of a block's copies,
+ * spread evenly, continue after their last instruction, a direct jump or
+ * call to the next instruction, in the other of two text sections, .text
+ * and GT_FAR, which lie pages apart (emit_shared_x86()): the branch then
+ * leaves the page and costs QEMU what the original's did, while Valgrind,
+ * which chains and follows jumps anywhere, and the program's instructions
+ * stay as they were.  A conditional branch (a jcc; not loop or jrcxz,
+ * which reach 127 bytes) is followed by a jump to the same place, so that
+ * it leaves the page either way.  Nothing falls through to the code after
+ * such a branch, so the section can change there.  Puts the switches in
+ * function @b's @body, in the order the text runs (copies, then members);
+ * returns how many (odd: the function ends in GT_FAR), -1 out of memory.
+ * Notes the blocks that cross in @sum.
+ */
+static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
+		     const uint32_t *seq_next, uint32_t b, char **body,
+		     struct dbtp_gt_summary *sum)
+{
+	unsigned u = rd[b].u;
+	int n = 0;
+
+	for (unsigned j = 0; j < u; j++)
+		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+			const struct dbtp_gt_block *bl =
+			    dbtp_gt_model_block(m, k);
+			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
+			double x = bl->count
+				       ? (double)bl->crossed / (double)bl->count
+				       : 0;
+			char label[48], tail[48], ins[112], *at, *line, *t;
+			size_t len, tl, il;
+
+			if (floor((j + 1) * x + 0.5) == floor(j * x + 0.5))
+				continue;
+			/* the last instruction's line, right before the
+			 * label of the next: "\t<mnemonic> <that label>" */
+			snprintf(label, sizeof(label), ".Lg%u_%u:\n", id,
+				 bl->ninsns);
+			tl = (size_t)snprintf(tail, sizeof(tail), " .Lg%u_%u\n",
+					      id, bl->ninsns);
+			at = strstr(body[j], label);
+			if (!at || at == body[j] || at[-1] != '\n')
+				continue;
+			for (line = at - 1; line > body[j] && line[-1] != '\n';
+			     line--)
+				;
+			if ((size_t)(at - line) <= tl + 1 || *line != '\t' ||
+			    strncmp(at - tl, tail, tl))
+				continue;
+			if (!strncmp(line, "\tjmp ", 5) ||
+			    !strncmp(line, "\tcall ", 6))
+				ins[0] = '\0';
+			else if (line[1] == 'j' &&
+				 strncmp(line, "\tjrcxz", 7) &&
+				 strncmp(line, "\tjecxz", 7) &&
+				 strncmp(line, "\tjcxz", 6))
+				snprintf(ins, sizeof(ins), "\tjmp%s", tail);
+			else
+				continue;
+			strcat(ins, n % 2 ? "\t.popsection\n"
+					  : "\t.pushsection " GT_FAR
+					    ",\"ax\",@progbits\n");
+			len = strlen(body[j]);
+			il = strlen(ins);
+			if (!(t = malloc(len + il + 1)))
+				return -1;
+			memcpy(t, body[j], (size_t)(at - body[j]));
+			memcpy(t + (at - body[j]), ins, il);
+			memcpy(t + (at - body[j]) + il, at,
+			       len - (size_t)(at - body[j]) + 1);
+			free(body[j]);
+			body[j] = t;
+			n++;
+			if (!sum->crossing[k]) {
+				sum->crossing[k] = 1;
+				sum->cross_page++;
+			}
+		}
+	return n;
+}
+
 /* The block ends in a direct branch: in the last copy of a pass the pass
  * counter's branch takes its place (cut_last()). */
 static int closes(const struct rewritten *r)
@@ -1516,7 +1614,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
-	int rnd_on = o->mispredict && !a64 && !o->naive; /* random branches */
+	int rnd_on = o->mispredict && !a64 && !o->naive;   /* random branches */
+	int cross_on = o->cross_page && !a64 && !o->naive; /* put_cross() */
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
@@ -1546,14 +1645,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->stat = calloc(nb ? nb : 1, sizeof(*sum->stat));
 	sum->emitted = calloc(nb ? nb : 1, 1);
 	sum->random = calloc(nb ? nb : 1, 1);
+	sum->crossing = calloc(nb ? nb : 1, 1);
 	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
 	want = calloc(nb ? nb : 1, 1);
 	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
 	seq_head = malloc((nb ? nb : 1) * sizeof(*seq_head));
 	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
 	rd = calloc(nb ? nb : 1, sizeof(*rd));
-	if (!sum->stat || !sum->emitted || !sum->random || !chunk || !want ||
-	    !slot_of || !seq_head || !seq_next || !rd)
+	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
+	    !chunk || !want || !slot_of || !seq_head || !seq_next || !rd)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned */
 	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
@@ -1640,7 +1740,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!sf)
 			goto nomem;
-		emit_shared_x86(sf, rnd_on);
+		emit_shared_x86(sf, rnd_on, cross_on);
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
@@ -1659,7 +1759,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
 		FILE *ff, *jt;
-		int rnd, bc;
+		int rnd, bc, far;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -1691,7 +1791,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			 : 0;
 		njt += bc > 0;
 		fclose(jt);
-		if (rnd < 0 || bc < 0) {
+		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
+		if (rnd < 0 || bc < 0 || far < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
@@ -1711,7 +1812,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
 						  &st);
 		else
-			emit_function(ff, b, r->u, body, slots, &st, rnd, bc);
+			emit_function(ff, b, r->u, body, slots, &st, rnd, bc,
+				      far);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
@@ -1729,6 +1831,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			slot_of[b] = nemit++;
 			sum->loader += dbtp_gt_model_block(m, b)->loader;
 		}
+	if (cross_on)
+		put_asm(f, "\t.pushsection " GT_FAR ",\"ax\",@progbits\n"
+			   "\t.p2align 12\n\t.popsection\n");
 	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
 	sum->blocks = nemit;
 	for (uint32_t b = 0; b < nb; b++)

@@ -202,6 +202,10 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 		p->br.miss[k] += (uint64_t)miss;
 		b->mispredicted += (uint64_t)miss;
 	}
+	if (((b->br == DBTP_BR_CALL && !b->br_ind) || b->br == DBTP_BR_JUMP ||
+	     b->br == DBTP_BR_COND) &&
+	    next >> DBTP_GT_PAGE_BITS != b->vaddr >> DBTP_GT_PAGE_BITS)
+		b->crossed++;
 	return b->br == DBTP_BR_IND || b->br_ind ? count_target(b, next) : 0;
 }
 

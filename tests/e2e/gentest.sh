@@ -425,6 +425,44 @@ if command -v valgrind >/dev/null; then
 		fail "switch: cachegrind counts $got more indirect mispredictions, $want for the original"
 	checks=$((checks + 1))
 fi
+# Page crossings: QEMU chains a block only to one on its own page.  A
+# call, a jump and a taken branch to another page, 20,000 times each (the
+# call's block runs 19,999 times after the first, the branch falls through
+# once): the profile counts them, and in the generated program every
+# execution of those blocks leaves its page too (the plan for a block that
+# did on half its executions or more, with one copy or four), counted from
+# the recording of the generated program: the block's last translated
+# block (the branch's own, or the jump after a jcc that fell through) and
+# the next block's (not the exit's) start on different pages.
+cat >"$T/pgs.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 20000\n"
+	".Lhead:\n\tcall far_fn\n\ttest ebx, 1\n\tjmp .Lmid\n"
+	"\t.p2align 12\n.Lmid:\n\tsub ebx, 1\n\tjnz .Lhead\n"
+	"\txor eax, eax\n\tpop rbx\n\tret\n"
+	"\t.p2align 12\nfar_fn:\n\tlea rax, [rbx + 1]\n\tret\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/pg" "$T/pgs.c"
+exact "$T/pg" pg
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pg.trace")
+eq "page crossings in the profile" "19999 19999 20000 20000 20000 19999" \
+	"$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .executions, .crossed] | join(" ")' <<<"$j")"
+eq "page crossings: blocks" 3 "$(jq '[.block_outcomes[] | select(.crossed >= 1000 and .crosses)] | length' <<<"$j")"
+ids=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id] | join("|")' <<<"$j")
+eq "page crossings in the generated program" "19999 19999 20000 20000 20000 20000" \
+	"$("$DBTPROF" dump --symbols "$T/pg.gen.trace" | awk -v ids="^gt_b($ids)_(body|c[0-9]+)[+]" '
+		$2 == "block" {
+			pg = substr($4, 1, length($4) - 3)
+			if (k != "" && pg != ppg && $6 ~ /^gt_b[0-9]+_/) x[k]++
+			k = ""
+			if ($6 ~ ids) {
+				k = $6; sub(/_(body|c[0-9]+)[+].*$/, "", k); sub(/^gt_b/, "", k)
+				if ($6 ~ /[+]0x0$/) n[k]++
+			}
+			ppg = pg
+		}
+		END { for (s in n) print s, n[s], x[s] + 0 }' | sort -n | awk '{ print $2, $3 }' | paste -sd' ')"
+contains "page crossings: the second text section" '.pushsection .text.gt_far' "$(cat "$T/pg.c")"
+eq "--no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
 contains "help" "usage: dbtprof gentest" "$("$DBTPROF" gentest --help)"
 
 # AArch64 guests: the same checks, the program built with the AArch64
