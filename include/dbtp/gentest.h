@@ -260,6 +260,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_DIV 32	 /* divisor 3, 64 bytes of it */
 #define DBTP_GT_SLOT_ZERO 128	 /* descriptor of /dev/zero (or -1) */
 #define DBTP_GT_SLOT_CURSOR 136	 /* --mispredict: random bytes' cursor */
+#define DBTP_GT_SLOT_CHUNKS 144	 /* --mispredict: 256 passes to go, times */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
@@ -272,11 +273,12 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_BUF_SIZE 917504 /* whole buffer but the tables */
 #define DBTP_GT_DATA_FILL 0x3f	/* byte the data area holds */
 
-/* --mispredict: a function with random branches runs at most this many
- * passes a call (the driver splits larger counts), counted in the low
- * byte of its pass counter over a cursor (a multiple of 256 that moves on
- * every call) that together index the random bytes; so does one that
- * counts its passes in a table of targets (put_branch_count()).  A conditional
+/* --mispredict: a function with random branches counts its passes in the
+ * low byte of its pass counter over a cursor (a multiple of 256 that
+ * moves on every call and every 256 passes) that together index the
+ * random bytes.  One that counts its passes in a table of targets
+ * (put_branch_count()) runs at most this many a call (the driver splits
+ * larger counts).  A conditional
  * branch the profile's predictor missed on less than DBTP_GT_MISS_MIN of
  * its executions stays predictable ... */
 #define DBTP_GT_RAND_PASSES 255

@@ -642,17 +642,25 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"\tshr r11, cl\n"
 			"\tmov rcx, r11\n",
 			r ? "_r" : "", DBTP_GT_SLOT_RSP);
-		/* the random bytes' cursor over the passes, moved on by an
-		 * odd number of 256-byte windows a call */
+		/* the random bytes' cursor over the passes (their number
+		 * mod 256; 0: 256) and how many more times 256 passes follow
+		 * (emit_function()), moved on by an odd number of 256-byte
+		 * windows a call */
 		if (r)
 			fprintf(f,
+				"\tlea r10, [r11 - 1]\n"
+				"\tmov rcx, r10\n"
+				"\tshr r10, 8\n"
+				"\tmov [r15 + %d], r10\n"
+				"\tmovzx ecx, cl\n"
+				"\tadd ecx, 1\n"
 				"\tmov rdx, [r15 + %d]\n"
 				"\tadd rcx, rdx\n"
 				"\tadd edx, %d\n"
 				"\tand edx, %d\n"
 				"\tmov [r15 + %d], rdx\n",
-				DBTP_GT_SLOT_CURSOR, 97 * 256, 255 * 256,
-				DBTP_GT_SLOT_CURSOR);
+				DBTP_GT_SLOT_CHUNKS, DBTP_GT_SLOT_CURSOR,
+				97 * 256, 255 * 256, DBTP_GT_SLOT_CURSOR);
 		fprintf(f,
 			"\tmov [r15 + %d], rcx\n"
 			"\tmov rax, [r8 + rax * 8]\n"
@@ -736,8 +744,29 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 				DBTP_GT_STACK_MID);
 		if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
+		else if (rnd)
+			fprintf(f,
+				"\tlea %s, [%s - 1]\n\ttest %s, %s\n"
+				"\tjnz gt_b%u_body\n",
+				counter_reg(st->regs, 2),
+				counter_reg(st->regs, 0), cnt, cnt, id);
 		else
 			fprintf(f, "\tsub %s, 1\n\tjnz gt_b%u_body\n", cnt, id);
+		/* random branches: 256 passes more over the next window of
+		 * random bytes, as often as the entry says */
+		if (rnd)
+			fprintf(f,
+				"\tsub qword ptr [r15 + %d], 1\n"
+				"\tjb .Lgt%u_done\n"
+				"\tadd %s, %d\n"
+				"\tand %s, %d\n"
+				"\tadd %s, 256\n"
+				"\tjmp gt_b%u_body\n"
+				".Lgt%u_done:\n",
+				DBTP_GT_SLOT_CHUNKS, id,
+				counter_reg(st->regs, 2), 97 * 256,
+				counter_reg(st->regs, 2), 255 * 256,
+				counter_reg(st->regs, 2), id, id);
 	}
 	fprintf(f,
 		"\tjmp qword ptr [rip + gt_exit_p + %d]\n%s"
@@ -1385,6 +1414,33 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 }
 
 /*
+ * Copies, at most @u, of a closing function with random branches (the
+ * last member @last's in every copy but the last, whose branch the pass
+ * counter's replaces; the other members' in all): none to spread a tail
+ * over, the last copy's branch in the block's own translation, so only as
+ * many as the last member's random test needs: one if it has none, else
+ * two, or four or eight where its probability, raised to make up for the
+ * last copy (u / (u - 1) times), would pass 1/2 with fewer (plan_random()
+ * again).  Copies cost translations, and lookups in QEMU's jump cache.
+ */
+static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
+			      dbtp_disasm *dis, uint32_t last, unsigned u)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
+	double p = (double)bl->mispredicted / (double)bl->count;
+	unsigned need = 2;
+
+	if (!rd[last].rnd_op)
+		return 1;
+	while (need < u && p * need / (need - 1) > 0.5)
+		need *= 2;
+	if (need > u)
+		need = u;
+	plan_random(m, last, dis, (double)need / (need - 1), &rd[last]);
+	return need;
+}
+
+/*
  * The copies of every block: its own (block_copies()) if it runs alone; a
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
@@ -1438,11 +1494,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
 			u = 1;
-		/* the last copy's branch is the counter's: the others' random
-		 * tests make up for it */
-		if (closes(&rd[last]) && rd[last].rnd_op && u > 1)
-			plan_random(m, last, dis, (double)u / (u - 1),
-				    &rd[last]);
+		if (closes(&rd[last]) && rnd && u > 1)
+			u = random_copies(m, rd, dis, last, u);
 		rd[b].branch_count = !a64 && !rnd && counter_reg(regs, 0) &&
 				     ends_indirect(m, &rd[last], last);
 		if (rd[b].branch_count)
@@ -1797,7 +1850,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
-		if (rnd || bc)
+		if (bc)
 			chunk[b] = (uint64_t)DBTP_GT_RAND_PASSES * r->u;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
