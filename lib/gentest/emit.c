@@ -139,9 +139,9 @@ static const char driver[] =
     "\treturn b;\n"
     "}\n"
     "\n"
-    "/* At most h->chunk runs a call (0: any): a function with random\n"
-    " * branches counts its passes in a byte (--mispredict), one that ends\n"
-    " * in a return or indirect branch in a table of 256 targets. */\n"
+    "/* At most h->chunk runs a call (0: any): a function that ends in a\n"
+    " * return or indirect branch counts its passes in a table of 256\n"
+    " * targets. */\n"
     "static void gt_call(const struct gt_hot *h, void *buf, uint64_t n)\n"
     "{\n"
     "\tfor (; h->chunk && n > h->chunk; n -= h->chunk)\n"
@@ -616,7 +616,9 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
  * a DBT that follows direct jumps into the code after them (Valgrind's
  * chasing) would translate them again for every function.  With @rnd, a
  * second entry, gt_enter_r, for functions with random branches
- * (put_random()): its counters start at the cursor plus the passes.
+ * (put_random()): its counters start at the cursor plus the first
+ * window's passes (1 to 256), and the times 256 more passes follow go to
+ * DBTP_GT_SLOT_CHUNKS (emit_function()).
  * With @far, the start of page crossings' section (put_cross()).
  */
 static void emit_shared_x86(FILE *f, int rnd, int far)
@@ -752,8 +754,11 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 				counter_reg(st->regs, 0), cnt, cnt, id);
 		else
 			fprintf(f, "\tsub %s, 1\n\tjnz gt_b%u_body\n", cnt, id);
-		/* random branches: 256 passes more over the next window of
-		 * random bytes, as often as the entry says */
+		/* random branches (the passes left in the counter's low
+		 * byte, 1..256, lea of the whole register: Valgrind stalls
+		 * reloading a register it stored a byte of): 256 passes more
+		 * over the next window of random bytes, as often as the entry
+		 * says */
 		if (rnd)
 			fprintf(f,
 				"\tsub qword ptr [r15 + %d], 1\n"
@@ -1448,9 +1453,8 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * passes with `loop` (no member has a random branch, plan_random()) gets
  * one copy: it then runs the original's
  * instructions and translated blocks exactly, with no copies to dilute a
- * counter's instructions in.  One whose last member's branch is random
- * has that member's probability raised u / (u - 1) times (@dis), for the
- * last copy's.  One that ends in a return or indirect branch and has no
+ * counter's instructions in.  One with random branches gets the copies
+ * random_copies() says (@dis).  One that ends in a return or indirect branch and has no
  * random branch counts in that branch's target (put_branch_count()), in
  * one copy.  rd[].body[0] and @stat are copy 0's.
  */
