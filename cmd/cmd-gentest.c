@@ -275,8 +275,7 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	printf("blocks whose branch goes either way at random: %u (%u "
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
-	printf("blocks whose jump or call leaves the page: %u\n",
-	       s->cross_page);
+	printf("blocks whose branch leaves the page: %u\n", s->cross_page);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {

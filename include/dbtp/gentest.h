@@ -377,9 +377,10 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  *		its executions decides on random bytes, going its less
  *		likely way as often as it was missed; an indirect jump or
  *		call whose target changed as often goes to random targets.
- * @cross_page: x86-64, not @naive: a block's direct jump or call leaves
- *		the page in as many of its copies as the original's did of
- *		its executions (struct dbtp_gt_block's crossed).
+ * @cross_page: x86-64, not @naive: a block's direct jump, call or
+ *		conditional branch leaves the page in as many of its copies
+ *		as the original's did of its executions (struct
+ *		dbtp_gt_block's crossed).
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
  */
@@ -413,7 +414,7 @@ struct dbtp_gt_summary {
 	 * of them indirect, and per model block 1 if it is one */
 	uint32_t mispredict, mispredict_ind;
 	uint8_t *random;
-	/* blocks whose jump or call leaves the page in some of their copies
+	/* blocks whose branch leaves the page in some of their copies
 	 * (@cross_page of struct dbtp_gt_emit_opts), and per model block 1
 	 * if it is one */
 	uint32_t cross_page;

@@ -644,8 +644,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"\tshr r11, cl\n"
 			"\tmov rcx, r11\n",
 			r ? "_r" : "", DBTP_GT_SLOT_RSP);
-		/* the random bytes' cursor over the passes (their number
-		 * mod 256; 0: 256) and how many more times 256 passes follow
+		/* the random bytes' cursor over the first window's passes
+		 * (1 to 256) and how many more times 256 passes follow
 		 * (emit_function()), moved on by an odd number of 256-byte
 		 * windows a call */
 		if (r)
@@ -1453,10 +1453,11 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * passes with `loop` (no member has a random branch, plan_random()) gets
  * one copy: it then runs the original's
  * instructions and translated blocks exactly, with no copies to dilute a
- * counter's instructions in.  One with random branches gets the copies
- * random_copies() says (@dis).  One that ends in a return or indirect branch and has no
- * random branch counts in that branch's target (put_branch_count()), in
- * one copy.  rd[].body[0] and @stat are copy 0's.
+ * counter's instructions in.  A closing one with random branches gets
+ * the copies random_copies() says (@dis).  One that ends in a return or
+ * indirect branch and has no random branch counts in that branch's
+ * target (put_branch_count()), in one copy.  rd[].body[0] and @stat are
+ * copy 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
