@@ -1424,16 +1424,19 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
  * counter's replaces; the other members' in all): none to spread a tail
  * over, the last copy's branch in the block's own translation, so only as
  * many as the last member's random test needs: one if it has none, else
- * two, or four or eight where its probability, raised to make up for the
- * last copy (u / (u - 1) times), would pass 1/2 with fewer (plan_random()
- * again).  Copies cost translations, and lookups in QEMU's jump cache.
+ * four, or eight where its probability, raised to make up for the last
+ * copy (u / (u - 1) times), would pass 1/2 with fewer (plan_random()
+ * again).  Copies cost translations, and lookups in QEMU's jump cache;
+ * fewer cost a pass counter's instructions more often (two copies made
+ * pigz's program 17% cheaper under memcheck than four, its original
+ * between them: bench/RESULTS.md).
  */
 static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
 			      dbtp_disasm *dis, uint32_t last, unsigned u)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
 	double p = (double)bl->mispredicted / (double)bl->count;
-	unsigned need = 2;
+	unsigned need = 4;
 
 	if (!rd[last].rnd_op)
 		return 1;
