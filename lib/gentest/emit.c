@@ -25,8 +25,11 @@
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
 
-/* The second text section of page crossings (put_cross()). */
-#define GT_FAR ".text.gt_far"
+/* The second text section of page crossings (put_cross()): switching to
+ * it, and the page boundary it starts and ends on (emit_shared_x86(),
+ * dbtp_gt_emit()). */
+#define GT_FAR_PUSH "\t.pushsection .text.gt_far,\"ax\",@progbits\n"
+#define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n\t.popsection\n"
 
 /* The driver.  Its count arithmetic is dbtp_gt_size() and
  * dbtp_gt_count(), written again in the generated program's C. */
@@ -699,9 +702,7 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 	/* with @far, page crossings' section starts a page (and ends one,
 	 * dbtp_gt_emit()): none of .text's pages is one of its */
 	if (far)
-		fputs("\t.pushsection " GT_FAR ",\"ax\",@progbits\n"
-		      "\t.p2align 12\n\t.popsection\n",
-		      f);
+		fputs(GT_FAR_ALIGN, f);
 }
 
 /*
@@ -720,6 +721,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	int lp;
 	const char *cr =
 	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, far, &lp);
+	const char *c32 = counter_reg(st->regs, 2); /* with @rnd */
 	char cnt[32];
 
 	if (cr)
@@ -750,8 +752,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			fprintf(f,
 				"\tlea %s, [%s - 1]\n\ttest %s, %s\n"
 				"\tjnz gt_b%u_body\n",
-				counter_reg(st->regs, 2),
-				counter_reg(st->regs, 0), cnt, cnt, id);
+				c32, counter_reg(st->regs, 0), cnt, cnt, id);
 		else
 			fprintf(f, "\tsub %s, 1\n\tjnz gt_b%u_body\n", cnt, id);
 		/* random branches (the passes left in the counter's low
@@ -768,10 +769,8 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 				"\tadd %s, 256\n"
 				"\tjmp gt_b%u_body\n"
 				".Lgt%u_done:\n",
-				DBTP_GT_SLOT_CHUNKS, id,
-				counter_reg(st->regs, 2), 97 * 256,
-				counter_reg(st->regs, 2), 255 * 256,
-				counter_reg(st->regs, 2), id, id);
+				DBTP_GT_SLOT_CHUNKS, id, c32, 97 * 256, c32,
+				255 * 256, c32, id, id);
 	}
 	fprintf(f,
 		"\tjmp qword ptr [rip + gt_exit_p + %d]\n%s"
@@ -1077,6 +1076,23 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	}
 }
 
+/* Replace the @ol bytes at offset @at of *@text with @line; -1 out of
+ * memory. */
+static int splice(char **text, size_t at, size_t ol, const char *line)
+{
+	size_t len = strlen(*text), ll = strlen(line);
+	char *t = malloc(len - ol + ll + 1);
+
+	if (!t)
+		return -1;
+	memcpy(t, *text, at);
+	memcpy(t + at, line, ll);
+	memcpy(t + at + ll, *text + at + ol, len - at - ol + 1);
+	free(*text);
+	*text = t;
+	return 0;
+}
+
 /*
  * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
  * @id) in *@text in place of @old, which must follow it ("": nothing),
@@ -1086,8 +1102,8 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 static int put_at(char **text, uint32_t id, uint32_t i, const char *old,
 		  const char *line)
 {
-	char label[48], *at, *t;
-	size_t len, ll = strlen(line), ol = strlen(old);
+	char label[48], *at;
+	size_t ol = strlen(old);
 
 	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
 	at = strstr(*text, label);
@@ -1096,17 +1112,7 @@ static int put_at(char **text, uint32_t id, uint32_t i, const char *old,
 	at += strlen(label);
 	if (strncmp(at, old, ol))
 		return 0;
-	len = strlen(*text);
-	t = malloc(len - ol + ll + 1);
-	if (!t)
-		return -1;
-	memcpy(t, *text, (size_t)(at - *text));
-	memcpy(t + (at - *text), line, ll);
-	memcpy(t + (at - *text) + ll, at + ol,
-	       len - (size_t)(at - *text) - ol + 1);
-	free(*text);
-	*text = t;
-	return 1;
+	return splice(text, (size_t)(at - *text), ol, line) ? -1 : 1;
 }
 
 /* Where copy @id's random bytes start: DBTP_GT_RAND less one (the pass
@@ -1302,7 +1308,8 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
  * (struct dbtp_gt_block's crossed).  The same share of a block's copies,
  * spread evenly, continue after their last instruction, a direct jump or
  * call to the next instruction, in the other of two text sections, .text
- * and GT_FAR, which lie pages apart (emit_shared_x86()): the branch then
+ * and .text.gt_far (GT_FAR_PUSH), which lie pages apart
+ * (emit_shared_x86()): the branch then
  * leaves the page and costs QEMU what the original's did, while Valgrind,
  * which chains and follows jumps anywhere, and the program's instructions
  * stay as they were.  A conditional branch (a jcc; not loop or jrcxz,
@@ -1310,7 +1317,7 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
  * it leaves the page either way.  Nothing falls through to the code after
  * such a branch, so the section can change there.  Puts the switches in
  * function @b's @body, in the order the text runs (copies, then members);
- * returns how many (odd: the function ends in GT_FAR), -1 out of memory.
+ * returns how many (odd: the function ends in .text.gt_far), -1 out of memory.
  * Notes the blocks that cross in @sum.
  */
 static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
@@ -1328,8 +1335,8 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			double x = bl->count
 				       ? (double)bl->crossed / (double)bl->count
 				       : 0;
-			char label[48], tail[48], ins[112], *at, *line, *t;
-			size_t len, tl, il;
+			char label[48], tail[48], ins[112], *at, *line;
+			size_t tl;
 
 			if (floor((j + 1) * x + 0.5) == floor(j * x + 0.5))
 				continue;
@@ -1358,19 +1365,9 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 				snprintf(ins, sizeof(ins), "\tjmp%s", tail);
 			else
 				continue;
-			strcat(ins, n % 2 ? "\t.popsection\n"
-					  : "\t.pushsection " GT_FAR
-					    ",\"ax\",@progbits\n");
-			len = strlen(body[j]);
-			il = strlen(ins);
-			if (!(t = malloc(len + il + 1)))
+			strcat(ins, n % 2 ? "\t.popsection\n" : GT_FAR_PUSH);
+			if (splice(&body[j], (size_t)(at - body[j]), 0, ins))
 				return -1;
-			memcpy(t, body[j], (size_t)(at - body[j]));
-			memcpy(t + (at - body[j]), ins, il);
-			memcpy(t + (at - body[j]) + il, at,
-			       len - (size_t)(at - body[j]) + 1);
-			free(body[j]);
-			body[j] = t;
 			n++;
 			if (!sum->crossing[k]) {
 				sum->crossing[k] = 1;
@@ -1893,8 +1890,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			sum->loader += dbtp_gt_model_block(m, b)->loader;
 		}
 	if (cross_on)
-		put_asm(f, "\t.pushsection " GT_FAR ",\"ax\",@progbits\n"
-			   "\t.p2align 12\n\t.popsection\n");
+		put_asm(f, GT_FAR_ALIGN);
 	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
 	sum->blocks = nemit;
 	for (uint32_t b = 0; b < nb; b++)
