@@ -23,6 +23,8 @@
 #             --config NAME; default: all)
 #   GT_STATIC  1: link the generated programs statically
 #   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
+#   GT_MODE   recording mode of the profiles (default mem: the L1 misses
+#             the generated program reproduces; blocks: none)
 #   GT_REPEAT  sha256: hash the input this many times in one run (1), a
 #             longer original for large GT_SCALE
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
@@ -38,6 +40,7 @@ out=${GT_OUT:-$root/bench/out/gentest}
 runs=${GT_RUNS:-3}
 scale=${GT_SCALE:-1}
 repeat=${GT_REPEAT:-1}
+mode=${GT_MODE:-mem}
 cflags="-O2 -pthread -Wall -Wextra${GT_STATIC:+ -static}"
 configs=()
 for c in ${GT_CONFIGS:-}; do configs+=(--config "$c"); done
@@ -71,7 +74,7 @@ for w in "$@"; do
 		cmd=$(bench_cmdline sha256 "$BENCH_SCALE")
 		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		# shellcheck disable=SC2086
-		"$D" record -q -o "$out/sha256.trace" -- $cmd >/dev/null
+		"$D" record -q -m "$mode" -o "$out/sha256.trace" -- $cmd >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/sha256.c" -o "$out/sha256-test"
@@ -81,7 +84,7 @@ for w in "$@"; do
 		cmd=$(bench_cmdline pigz "$BENCH_SCALE")
 		for p in 2 3 4; do
 			# shellcheck disable=SC2086
-			"$D" record -q -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
+			"$D" record -q -m "$mode" -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
 		done
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
 			"$out/pigz4.trace:4" >"$out/pigz.summary"
@@ -97,7 +100,7 @@ for w in "$@"; do
 		[ "$BENCH_SCALE" = full ] && rounds=1000
 		aarch64-linux-gnu-gcc -O2 -static -o "$out/kernels-a64" \
 			"$root/bench/cycles/kernels.c"
-		"$D" record -q -o "$out/kernels-a64.trace" -- \
+		"$D" record -q -m "$mode" -o "$out/kernels-a64.trace" -- \
 			"$out/kernels-a64" "$rounds" >/dev/null
 		"$D" gentest -o "$out/kernels-a64.c" "$out/kernels-a64.trace" \
 			>"$out/kernels-a64.summary"
@@ -111,7 +114,7 @@ for w in "$@"; do
 		# validate splits the quoted command line as a shell would
 		cmd=$(bench_cmdline "$w" "$BENCH_SCALE")
 		bench_argv "$w" "$BENCH_SCALE"
-		"$D" record -q -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
+		"$D" record -q -m "$mode" -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/$w.c" -o "$out/$w-test"

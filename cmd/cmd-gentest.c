@@ -78,6 +78,13 @@ static const char usage_text[] =
     "                          original's went to another page (QEMU\n"
     "                          chains a block only to one on its page and\n"
     "                          looks the others up)\n"
+    "      --no-misses         leave the L1 data cache misses out; by\n"
+    "                          default (x86-64, profiles recorded with -m\n"
+    "                          mem) a block whose accesses missed a\n"
+    "                          32 KiB L1 (simulated per thread) gets as\n"
+    "                          many operands an execution that walk\n"
+    "                          through the buffer a line a pass, so\n"
+    "                          that they miss too\n"
     "      --copy-min N        a block gets a copy, up to U, per N\n"
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
@@ -241,7 +248,7 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 	double tot = s->dyn[0] + s->dyn[1] + s->dyn[2], tmax = 0;
 	uint32_t st[3] = {0, 0, 0};
-	char n1[32];
+	char n1[32], n2[32];
 
 	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++) {
 		double t = dbtp_gt_model_threads(m, p);
@@ -276,6 +283,14 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
 	printf("blocks whose branch leaves the page: %u\n", s->cross_page);
+	if (!dbtp_gt_model_mem(m))
+		printf("L1 data cache misses: not reproduced (the profiles "
+		       "have no memory accesses: record them with -m mem)\n");
+	else
+		printf("L1 data cache misses at T=%g: %s of the profiles' "
+		       "%s, by operands walking in %u blocks\n",
+		       naive ? 1 : tmax, fmt_u64((uint64_t)s->misses_walk, n1),
+		       fmt_u64((uint64_t)s->misses_orig, n2), s->walk_blocks);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -327,6 +342,10 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
 	json_u64(&j, "cross_page_blocks", s->cross_page);
+	json_bool(&j, "memory_accesses", dbtp_gt_model_mem(m));
+	json_u64(&j, "walk_blocks", s->walk_blocks);
+	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
+	json_u64(&j, "l1_misses_walked", (uint64_t)s->misses_walk);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
@@ -378,6 +397,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_bool(&j, "random", s->random[b]);
 		json_u64(&j, "crossed", dbtp_gt_model_block(m, b)->crossed);
 		json_bool(&j, "crosses", s->crossing[b]);
+		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
+		json_double(&j, "walks", s->walks[b]);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);
@@ -797,7 +818,9 @@ int cmd_gentest(int argc, char **argv)
 		O_MISPREDICT,
 		O_NO_MISPREDICT,
 		O_CROSS_PAGE,
-		O_NO_CROSS_PAGE
+		O_NO_CROSS_PAGE,
+		O_MISSES,
+		O_NO_MISSES
 	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -811,6 +834,8 @@ int cmd_gentest(int argc, char **argv)
 	    {"no-mispredict", no_argument, NULL, O_NO_MISPREDICT},
 	    {"cross-page", no_argument, NULL, O_CROSS_PAGE},
 	    {"no-cross-page", no_argument, NULL, O_NO_CROSS_PAGE},
+	    {"misses", no_argument, NULL, O_MISSES},
+	    {"no-misses", no_argument, NULL, O_NO_MISSES},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -831,6 +856,7 @@ int cmd_gentest(int argc, char **argv)
 	eo.seed = 1;
 	eo.mispredict = 1;
 	eo.cross_page = 1;
+	eo.misses = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -851,6 +877,10 @@ int cmd_gentest(int argc, char **argv)
 		case O_CROSS_PAGE:
 		case O_NO_CROSS_PAGE:
 			eo.cross_page = c == O_CROSS_PAGE;
+			break;
+		case O_MISSES:
+		case O_NO_MISSES:
+			eo.misses = c == O_MISSES;
 			break;
 		case O_BLOCKS:
 		case O_SEED:

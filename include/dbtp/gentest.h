@@ -90,6 +90,10 @@ struct dbtp_gt_block {
 	 * (DBTP_GT_PAGE_BITS), over the profiles: QEMU chains a translated
 	 * block only to one on its own page and looks the others up */
 	uint64_t crossed;
+	/* memory accesses that missed the L1 data cache, over the mem-mode
+	 * profiles: each thread's accesses through its own 32 KiB, 8-way
+	 * L1 of 64-byte lines (dbtp/cache.h's default geometry) */
+	uint64_t l1_misses;
 };
 
 /** Page size, as bits, by which QEMU decides whether it may chain two
@@ -179,6 +183,9 @@ struct dbtp_gt_branches {
 
 void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
 			    struct dbtp_gt_branches *out);
+/** Whether some profile was recorded with memory accesses (mem mode):
+ * then blocks have their l1_misses. */
+int dbtp_gt_model_mem(const dbtp_gt_model *m);
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m);
 const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,
 						uint32_t i);
@@ -244,6 +251,7 @@ struct dbtp_gt_rw_stats {
 	 * the stack pointer, either way (UINT32_MAX: not known) */
 	uint32_t sp_bound;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
+	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
 };
 
 /*
@@ -261,6 +269,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_ZERO 128	 /* descriptor of /dev/zero (or -1) */
 #define DBTP_GT_SLOT_CURSOR 136	 /* --mispredict: random bytes' cursor */
 #define DBTP_GT_SLOT_CHUNKS 144	 /* --mispredict: 256 passes to go, times */
+#define DBTP_GT_SLOT_WALK 152	 /* the walk's line (emit.c, put_walks()) */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
@@ -269,9 +278,11 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_READ_SIZE 131072 /* at most this much a read */
 #define DBTP_GT_RAND 786432	 /* random bytes for --mispredict */
 #define DBTP_GT_RAND_SIZE 131072
-#define DBTP_GT_JUMPS 917504	/* tables of branch targets */
-#define DBTP_GT_BUF_SIZE 917504 /* whole buffer but the tables */
-#define DBTP_GT_DATA_FILL 0x3f	/* byte the data area holds */
+#define DBTP_GT_WALK 917504 /* walk area (emit.c, put_walks()) */
+#define DBTP_GT_WALK_SIZE 589824
+#define DBTP_GT_JUMPS 1507328	 /* tables of branch targets */
+#define DBTP_GT_BUF_SIZE 1507328 /* whole buffer but the tables */
+#define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
 /* --mispredict: a function with random branches counts its passes in the
  * low byte of its pass counter over a cursor (a multiple of 256 that
@@ -358,6 +369,17 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
  */
 void dbtp_gt_rw_read(dbtp_gt_rw *rw, uint32_t bytes);
 
+/**
+ * dbtp_gt_rw_mark() - with @on, the blocks rewritten from now on (x86-64)
+ * end the line of every operand that may walk through the buffer's walk
+ * area with DBTP_GT_WALK_MARK: a data operand "[r15 + off]" of 1 to 8
+ * bytes (no alignment to keep), not stack- or segment-relative, of an
+ * instruction that accesses it and is not locked; st->walkable counts
+ * them.  The emitter makes some walk and removes the marks.
+ */
+void dbtp_gt_rw_mark(dbtp_gt_rw *rw, int on);
+#define DBTP_GT_WALK_MARK "\t#w"
+
 void dbtp_gt_rw_close(dbtp_gt_rw *rw);
 
 /*
@@ -388,6 +410,7 @@ struct dbtp_gt_emit_opts {
 	int naive;
 	int mispredict;
 	int cross_page;
+	int misses; /* reproduce the profiles' L1 misses (put_walks()) */
 	unsigned unroll;
 	uint64_t copy_min;
 	uint32_t naive_blocks;
@@ -419,6 +442,14 @@ struct dbtp_gt_summary {
 	 * if it is one */
 	uint32_t cross_page;
 	uint8_t *crossing;
+	/* blocks with operands that walk (@misses of struct
+	 * dbtp_gt_emit_opts), per model block its walking operands an
+	 * execution (over its copies), and the L1 misses at the largest
+	 * thread parameter, the profiles' (from the blocks' l1_misses per
+	 * execution) and the walks' (one each) */
+	uint32_t walk_blocks;
+	double *walks;
+	double misses_orig, misses_walk;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

@@ -130,6 +130,30 @@ static const char driver[] =
     "#if GT_JT_COUNT\n"
     "\tmemcpy(b + GT_JUMPS, gt_jt, (size_t)GT_JT_COUNT * GT_JT_BYTES);\n"
     "#endif\n"
+    "#if GT_WALKS\n"
+    "\t/* the walk's 1024 lines in one cycle of random order, each\n"
+    "\t * holding the next one's offset at GT_WALK_NEXT */\n"
+    "\t{\n"
+    "\t\tstatic unsigned short ord[1024];\n"
+    "\n"
+    "\t\tfor (unsigned i = 0; i < 1024; i++)\n"
+    "\t\t\tord[i] = (unsigned short)i;\n"
+    "\t\tfor (unsigned i = 1023; i > 0; i--) {\n"
+    "\t\t\tunsigned j = (unsigned)((gt_lcg = gt_lcg *\n"
+    "\t\t\t\t6364136223846793005ull + 1442695040888963407ull)\n"
+    "\t\t\t\t>> 33) % (i + 1);\n"
+    "\t\t\tunsigned short x = ord[i];\n"
+    "\n"
+    "\t\t\tord[i] = ord[j];\n"
+    "\t\t\tord[j] = x;\n"
+    "\t\t}\n"
+    "\t\tfor (unsigned i = 0; i < 1024; i++) {\n"
+    "\t\t\tuint32_t nx = 64u * ord[(i + 1) % 1024];\n"
+    "\n"
+    "\t\t\tmemcpy(b + GT_WALK_NEXT + 64u * ord[i], &nx, 4);\n"
+    "\t\t}\n"
+    "\t}\n"
+    "#endif\n"
     "\tv = 0x1f80;\n"
     "\tmemcpy(b + GT_SLOT_MXCSR, &v, 8);\n"
     "\tv = 0x037f;\n"
@@ -537,6 +561,33 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
 	return !a64 && !(regs & 1u << 1) && bytes + 8 + 2 <= 128;
 }
 
+/*
+ * L1 misses.  A walking operand addresses [r15 + W + off]: W, a register
+ * of the function's own, moves a pass to another of 1024 lines (64 KiB),
+ * the one whose offset the line holds (at DBTP_GT_WALK_NEXT; the driver
+ * links them in one cycle of random order, GT_WALKS): so that a line was
+ * last touched 1024 passes before, by then evicted from any L1 of 32 KiB,
+ * no prefetcher sees a stream to follow, and the misses wait for each
+ * other as the original's pointer chasing did (a line a pass downwards,
+ * tried first, cost nothing natively: pigz's program ran as fast as
+ * without walks; so did 409 lines further, the misses overlapping).  It
+ * misses every pass, and hits in L2 as the original's misses did
+ * (bench/RESULTS.md).  Each of a function's walking operands has a stream
+ * of its own (DBTP_GT_WALK_STREAMS, then shared): a window of the walk
+ * area that holds W's range (from the entry's counter, 1 to 65536, then
+ * within 64 KiB), the first's the line W's next comes from.  An operand
+ * keeps its offset modulo 32 (its alignment) in its line, below the next
+ * line's offset, which nothing writes.  Every function takes the walk up
+ * where the last call left it (DBTP_GT_SLOT_WALK; a stub per copy at the
+ * entry): calls shorter than the cycle, each from a place of its own,
+ * would go over lines other calls had just touched.
+ */
+#define DBTP_GT_WALK_STREAMS 8
+#define DBTP_GT_WALK_STREAM (DBTP_GT_WALK_SIZE / DBTP_GT_WALK_STREAMS)
+#define DBTP_GT_WALK_NEXT 60
+_Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
+	       "a stream holds W's range and a line");
+
 /* The general-purpose registers a function may count passes or index
  * tables in, in the order they are taken: number, 64-, 8- and 32-bit
  * name. */
@@ -671,7 +722,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"\tmov rax, [r8 + rax * 8]\n"
 			"\tmov rbx, rcx\n\tmov rbp, rcx\n\tmov rsi, rcx\n"
 			"\tmov rdi, rcx\n\tmov rdx, rcx\n\tmov r8, rcx\n"
-			"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r12, rcx\n"
+			"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r11, rcx\n"
+			"\tmov r12, rcx\n"
 			"\tmov r13, rcx\n\tmov r14, rcx\n"
 			"\tlea rsp, [r15 + %d]\n"
 			"\tjmp rax\n",
@@ -705,6 +757,20 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 		fputs(GT_FAR_ALIGN, f);
 }
 
+/* The label of copy @j of block @k: where a DBT's block counter counts
+ * its executions. */
+static void put_label(FILE *t, uint32_t k, unsigned j, int def)
+{
+	if (def && j)
+		fprintf(t, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", k, j, k, j);
+	else if (def)
+		fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k, k);
+	else if (j)
+		fprintf(t, "gt_b%u_c%u", k, j);
+	else
+		fprintf(t, "gt_b%u_body", k);
+}
+
 /*
  * Block @id's function: @u copies of @body (copy j's labels made unique by
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
@@ -716,7 +782,7 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
-			  int rnd, int bc, int far)
+			  int rnd, int bc, int far, const struct gpr *wg)
 {
 	int lp;
 	const char *cr =
@@ -746,6 +812,13 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		if (st->moves_sp)
 			fprintf(f, "\tlea rsp, [r15 + %d]\n",
 				DBTP_GT_STACK_MID);
+		if (wg) /* the next line (put_walks()) */
+			fprintf(f,
+				"\tmov %s, dword ptr [r15 + %s + %d]\n"
+				"\tand %s, %d\n",
+				wg->name[2], wg->name[0],
+				DBTP_GT_WALK + DBTP_GT_WALK_NEXT, wg->name[2],
+				65536 - 64);
 		if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
 		else if (rnd)
@@ -760,26 +833,46 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		 * reloading a register it stored a byte of): 256 passes more
 		 * over the next window of random bytes, as often as the entry
 		 * says */
-		if (rnd)
+		if (rnd) {
 			fprintf(f,
 				"\tsub qword ptr [r15 + %d], 1\n"
 				"\tjb .Lgt%u_done\n"
 				"\tadd %s, %d\n"
 				"\tand %s, %d\n"
-				"\tadd %s, 256\n"
-				"\tjmp gt_b%u_body\n"
-				".Lgt%u_done:\n",
+				"\tadd %s, 256\n",
 				DBTP_GT_SLOT_CHUNKS, id, c32, 97 * 256, c32,
-				255 * 256, c32, id, id);
+				255 * 256, c32);
+			fprintf(f, "\tjmp gt_b%u_body\n.Lgt%u_done:\n", id, id);
+		}
+	}
+	/* with walks, the walk goes on where the last call left it: the
+	 * exit keeps its place, and the entry goes to copy j through a stub
+	 * that takes it up */
+	if (wg)
+		fprintf(f, "\tmov dword ptr [r15 + %d], %s\n",
+			DBTP_GT_SLOT_WALK, wg->name[2]);
+	fprintf(f, "\tjmp qword ptr [rip + gt_exit_p + %d]\n%s",
+		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
+		far % 2 ? "\t.popsection\n" : "");
+	for (unsigned j = 0; wg && j < u; j++) {
+		fprintf(f,
+			".Lgt%u_w%u:\n\tmov %s, dword ptr [r15 + %d]\n\tjmp ",
+			id, j, wg->name[2], DBTP_GT_SLOT_WALK);
+		put_label(f, id, j, 0);
+		fputc('\n', f);
 	}
 	fprintf(f,
-		"\tjmp qword ptr [rip + gt_exit_p + %d]\n%s"
 		"\t.size gt_b%u, .-gt_b%u\n"
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
-		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
-		far % 2 ? "\t.popsection\n" : "", id, id, id);
-	dbtp_gt_emit_table(f, id, u, slots);
+		id, id, id);
+	if (!wg) {
+		dbtp_gt_emit_table(f, id, u, slots);
+		return;
+	}
+	for (unsigned j = 0; j < u; j++)
+		fprintf(f, "\t.quad .Lgt%u_w%u\n", id, j);
+	fprintf(f, "%s\t.popsection\n", slots);
 }
 
 /* One assembly line as a C string literal. */
@@ -872,6 +965,7 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	free(s->emitted);
 	free(s->random);
 	free(s->crossing);
+	free(s->walks);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -894,6 +988,9 @@ struct rewritten {
 	/* a head whose function counts its passes in the target of its
 	 * last member's return or indirect branch (plan_copies()) */
 	int branch_count;
+	/* L1 misses an execution to reproduce with walking operands
+	 * (put_walks()), or 0 */
+	double walk;
 };
 
 static void free_texts(char **body, char *slots)
@@ -1377,6 +1474,145 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 	return n;
 }
 
+/* Remove every DBTP_GT_WALK_MARK from @text. */
+static void strip_marks(char *text)
+{
+	size_t ml = strlen(DBTP_GT_WALK_MARK);
+	char *w = text;
+
+	for (const char *r = text; *r;) {
+		if (!strncmp(r, DBTP_GT_WALK_MARK, ml)) {
+			r += ml;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+/*
+ * Make @n of the marked operands of copy @id (rewritten block of @ninsns
+ * instructions) in *@text walk through register @w, starting at the
+ * @first (modulo their number @total); *@stream counts the function's
+ * walking operands.  How many walk, -1 out of memory.
+ */
+static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
+		     unsigned n, unsigned total, const char *w,
+		     unsigned *stream)
+{
+	char label[48], line[64];
+	size_t ml = strlen(DBTP_GT_WALK_MARK), from, to;
+	const char *at = NULL;
+	unsigned e = 0;
+	int done = 0;
+
+	snprintf(label, sizeof(label), ".Lg%u_0:\n", id);
+	if (!(at = strstr(*text, label)))
+		return 0;
+	from = (size_t)(at - *text);
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, ninsns);
+	at = strstr(*text + from, label);
+	to = at ? (size_t)(at - *text) : strlen(*text);
+	while (from < to && n) {
+		char *mk = strstr(*text + from, DBTP_GT_WALK_MARK), *op, *end;
+		unsigned long off;
+		size_t ol;
+
+		if (!mk || (size_t)(mk - *text) >= to)
+			break;
+		from = (size_t)(mk - *text) + ml;
+		if ((e++ + total - first % total) % total >= n)
+			continue;
+		/* the operand, "[r15 + off]", on the mark's line */
+		for (op = mk; op > *text && op[-1] != '\n'; op--)
+			;
+		op = strstr(op, "[r15 + ");
+		if (!op || op > mk)
+			continue;
+		off = strtoul(op + 7, &end, 10);
+		if (*end != ']')
+			continue;
+		ol = (size_t)(end + 1 - op);
+		snprintf(line, sizeof(line), "[r15 + %s + %lu]", w,
+			 (unsigned long)DBTP_GT_WALK +
+			     (*stream)++ % DBTP_GT_WALK_STREAMS *
+				 DBTP_GT_WALK_STREAM +
+			     off % 32);
+		if (splice(text, (size_t)(op - *text), ol, line))
+			return -1;
+		from += strlen(line) - ol;
+		to += strlen(line) - ol;
+		done++;
+	}
+	return done;
+}
+
+/* The walk register of head @b's function of registers @regs: one no
+ * member uses besides the pass counter and the scratch register of random
+ * indirect targets (put_random()), or NULL. */
+static const struct gpr *walk_reg(const struct rewritten *rd,
+				  const uint32_t *seq_next, uint32_t b,
+				  uint32_t regs)
+{
+	const struct gpr *g = free_gpr(regs);
+
+	if (!g)
+		return NULL;
+	regs |= 1u << g->n;
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		if (rd[k].rnd_ind) {
+			g = free_gpr(regs);
+			if (!g)
+				return NULL;
+			regs |= 1u << g->n;
+			break;
+		}
+	return free_gpr(regs);
+}
+
+/*
+ * The walking operands of head @b's function (rd[k].walk misses an
+ * execution of member k, spread evenly over the copies and over the
+ * member's marked operands) in register @w; removes the marks of every
+ * member.  Notes the walks in @sum.  How many walk, -1 out of memory.
+ */
+static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
+		     const uint32_t *seq_next, uint32_t b, char **body,
+		     const char *w, const struct dbtp_gt_rw_stats *stat,
+		     struct dbtp_gt_summary *sum)
+{
+	unsigned u = rd[b].u, stream = 0;
+	int all = 0;
+
+	for (uint32_t k = b; w && k != UINT32_MAX; k = seq_next[k]) {
+		unsigned total = stat[k].walkable;
+		int done = 0;
+		double x = rd[k].walk < total ? rd[k].walk : total;
+
+		if (!total || !(x * u >= 0.5))
+			continue;
+		for (unsigned j = 0; j < u; j++) {
+			unsigned lo = (unsigned)floor(j * x + 0.5),
+				 n = (unsigned)floor((j + 1) * x + 0.5) - lo;
+			int r =
+			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
+					  dbtp_gt_model_block(m, k)->ninsns, lo,
+					  n, total, w, &stream)
+			      : 0;
+
+			if (r < 0)
+				return -1;
+			done += r;
+		}
+		sum->walks[k] = (double)done / u;
+		sum->walk_blocks += done > 0;
+		all += done;
+	}
+	for (unsigned j = 0; j < u; j++)
+		strip_marks(body[j]);
+	return all;
+}
+
 /* The block ends in a direct branch: in the last copy of a pass the pass
  * counter's branch takes its place (cut_last()). */
 static int closes(const struct rewritten *r)
@@ -1399,6 +1635,16 @@ static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 	at = strstr(body, label);
 	if (at)
 		at[strlen(label)] = '\0';
+}
+
+/* Block @b's L1 misses an execution (its profiles'), if a function of
+ * @umax copies would walk for them (put_walks()), else 0. */
+static double miss_rate(const dbtp_gt_model *m, uint32_t b, unsigned umax)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	double x = bl->count ? (double)bl->l1_misses / (double)bl->count : 0;
+
+	return x * umax >= 0.5 ? x : 0;
 }
 
 /* Copies a block gets by its count: as many, up to @umax, as it runs
@@ -1478,7 +1724,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint64_t len = 0;
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
-		int rnd = 0;
+		int rnd = 0, walk = 0;
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
@@ -1491,17 +1737,20 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			 * most: as text_bytes() counts them in the sequence */
 			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
+			walk |= rd[k].walk > 0;
 			last = k;
 		}
 		while (seq_head[b] == b && u > 1 &&
 		       (u / 2) * len >= DBTP_GT_SEQ_LEN)
 			u >>= 1;
 		/* random branches count in a byte register, not with loop */
-		if (closes(&rd[last]) && !rnd && loop_fits(a64, regs, bytes))
+		if (closes(&rd[last]) && !rnd && !walk &&
+		    loop_fits(a64, regs, bytes))
 			u = 1;
 		if (closes(&rd[last]) && rnd && u > 1)
 			u = random_copies(m, rd, dis, last, u);
-		rd[b].branch_count = !a64 && !rnd && counter_reg(regs, 0) &&
+		rd[b].branch_count = !a64 && !rnd && !walk &&
+				     counter_reg(regs, 0) &&
 				     ends_indirect(m, &rd[last], last);
 		if (rd[b].branch_count)
 			u = 1;
@@ -1509,20 +1758,6 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			rd[k].u = u;
 	}
 	return 0;
-}
-
-/* The label of copy @j of block @k: where a DBT's block counter counts
- * its executions. */
-static void put_label(FILE *t, uint32_t k, unsigned j, int def)
-{
-	if (def && j)
-		fprintf(t, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", k, j, k, j);
-	else if (def)
-		fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k, k);
-	else if (j)
-		fprintf(t, "gt_b%u_c%u", k, j);
-	else
-		fprintf(t, "gt_b%u_body", k);
 }
 
 /*
@@ -1674,6 +1909,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int rnd_on = o->mispredict && !a64 && !o->naive;   /* random branches */
 	int cross_on = o->cross_page && !a64 && !o->naive; /* put_cross() */
+	int walk_on = o->misses && !a64 && !o->naive &&	   /* put_walks() */
+		      dbtp_gt_model_mem(m);
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
@@ -1689,6 +1926,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		dbtp_gt_rw_close(rw);
 		return -1;
 	}
+	dbtp_gt_rw_mark(rw, walk_on);
 	if (o->naive) {
 		if (naive_group(m, o, &naive, err))
 			goto out;
@@ -1704,6 +1942,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->emitted = calloc(nb ? nb : 1, 1);
 	sum->random = calloc(nb ? nb : 1, 1);
 	sum->crossing = calloc(nb ? nb : 1, 1);
+	sum->walks = calloc(nb ? nb : 1, sizeof(*sum->walks));
 	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
 	want = calloc(nb ? nb : 1, 1);
 	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
@@ -1711,7 +1950,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
 	rd = calloc(nb ? nb : 1, sizeof(*rd));
 	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
-	    !chunk || !want || !slot_of || !seq_head || !seq_next || !rd)
+	    !sum->walks || !chunk || !want || !slot_of || !seq_head ||
+	    !seq_next || !rd)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned */
 	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
@@ -1735,6 +1975,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			goto nomem;
 		sum->skipped += bad;
 		rd[b].ok = !bad;
+		if (walk_on && sum->stat[b].walkable)
+			rd[b].walk = miss_rate(m, b, umax);
 	}
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
@@ -1776,12 +2018,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"& ~8191)\n"
 		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
-		"#define GT_RANDOM %d\n",
+		"#define GT_RANDOM %d\n"
+		"#define GT_WALKS %d\n#define GT_WALK_NEXT %d\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
 		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on);
+		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
+		walk_on, DBTP_GT_WALK + DBTP_GT_WALK_NEXT);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -1798,7 +2042,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		if (!sf)
 			goto nomem;
-		emit_shared_x86(sf, rnd_on, cross_on);
+		emit_shared_x86(sf, rnd_on || walk_on, cross_on);
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
@@ -1817,7 +2061,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
 		FILE *ff, *jt;
-		int rnd, bc, far;
+		const struct gpr *wg = NULL;
+		int rnd, bc, far, walks = 0;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -1843,14 +2088,22 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, sum)
 			     : 0;
-		bc = !rnd && r->branch_count && njt < DBTP_GT_JT_MAX
+		if (walk_on) {
+			wg = walk_reg(rd, seq_next, b, st.regs);
+			walks =
+			    put_walks(m, rd, seq_next, b, body,
+				      wg ? wg->name[0] : NULL, sum->stat, sum);
+			if (walks <= 0)
+				wg = NULL;
+		}
+		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,
 					    njt, jt)
 			 : 0;
 		njt += bc > 0;
 		fclose(jt);
 		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
-		if (rnd < 0 || bc < 0 || far < 0) {
+		if (rnd < 0 || walks < 0 || bc < 0 || far < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
@@ -1870,8 +2123,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
 						  &st);
 		else
-			emit_function(ff, b, r->u, body, slots, &st, rnd, bc,
-				      far);
+			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
+				      bc, far, wg);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
@@ -1944,6 +2197,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			}
 			if (bl->loader)
 				sum->dyn_loader += (double)c * bl->ninsns;
+			if (bl->count)
+				sum->misses_orig += (double)c *
+						    (double)bl->l1_misses /
+						    (double)bl->count;
+			sum->misses_walk += (double)c * sum->walks[h->block];
 			sum->read += (double)c * read_per_exec(bl);
 			for (int j = 0; j < 3; j++)
 				sum->dyn[j] +=

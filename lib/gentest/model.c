@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/bpred.h"
+#include "dbtp/cache.h"
 #include "dbtp/disasm.h"
 #include "dbtp/gentest.h"
 #include "util/u64map.h"
@@ -24,7 +25,8 @@ struct pthread_rec {
 	uint32_t *sig; /* sorted blocks executed */
 	double *w;     /* their shares of the thread's instructions */
 	uint32_t nsig;
-	bpred *bp; /* while the profile is read */
+	bpred *bp;	/* while the profile is read */
+	dbtp_cache *l1; /* mem-mode profiles, while read */
 };
 
 struct profile {
@@ -45,6 +47,7 @@ struct dbtp_gt_model {
 	struct dbtp_gt_group *grp;
 	uint32_t ngrp;
 	int finished;
+	int mem; /* some profile had memory accesses */
 	/* after finish, blocks are sorted by address and bytes: */
 	uint32_t *old2new, *new2old;
 };
@@ -156,6 +159,8 @@ static void free_preds(struct profile *p)
 	for (uint32_t i = 0; i < p->nth; i++) {
 		bpred_free(p->th[i].bp);
 		p->th[i].bp = NULL;
+		dbtp_cache_free(p->th[i].l1);
+		p->th[i].l1 = NULL;
 	}
 }
 
@@ -219,6 +224,28 @@ static int reads(enum dbtp_arch arch, int64_t nr)
 	return nr == 0 || nr == 17 || nr == 19 || nr == 295 || nr == 327;
 }
 
+/*
+ * Memory access @ev of thread @tr through the thread's own L1 data cache
+ * (dbtp/cache.h's default geometry, created at its first access); a miss
+ * counts for the thread's current block.
+ */
+static int l1_access(dbtp_gt_model *m, struct pthread_rec *tr,
+		     const struct dbtp_event *ev, dbtp_err *err)
+{
+	static const struct dbtp_cache_geom l1 = {
+	    DBTP_CACHE_L1_SIZE, DBTP_CACHE_L1_WAYS, DBTP_CACHE_L1_LINE};
+	static const struct dbtp_cache_geom l2 = {
+	    DBTP_CACHE_L2_SIZE, DBTP_CACHE_L2_WAYS, DBTP_CACHE_L2_LINE};
+	struct dbtp_cache_counts c = {0};
+
+	if (!tr->l1 && dbtp_cache_new(&tr->l1, &l1, &l2, err))
+		return -1;
+	dbtp_cache_access(tr->l1, ev->addr, ev->size,
+			  ev->mem_flags & DBTP_ACCESS_STORE, &c);
+	m->blk[tr->last - 1].l1_misses += c.l1_misses;
+	return 0;
+}
+
 int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		      double threads, dbtp_err *err)
 {
@@ -255,6 +282,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	memset(p, 0, sizeof(*p));
 	p->threads = threads;
 	m->arch = info->arch;
+	m->mem |= info->mode == DBTP_MODE_MEM;
 	if (!m->dis && dbtp_disasm_open(&m->dis, m->arch, err))
 		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
@@ -282,6 +310,12 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		    reads(info->arch, ev.sysno)) {
 			m->blk[p->th[ev.thread].last - 1].read +=
 			    (uint64_t)ev.ret;
+			continue;
+		}
+		if (ev.type == DBTP_EV_MEM && ev.thread < p->nth &&
+		    p->th[ev.thread].last) {
+			if (l1_access(m, &p->th[ev.thread], &ev, err))
+				goto fail;
 			continue;
 		}
 		if (ev.type != DBTP_EV_BLOCK)
@@ -353,9 +387,11 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 				    name);
 	return 0;
 nomem:
+	dbtp_err_set(err, ENOMEM, "out of memory");
+fail:
 	free(map);
 	free_preds(p);
-	return dbtp_err_set(err, ENOMEM, "out of memory");
+	return -1;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -761,6 +797,11 @@ void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
 			    struct dbtp_gt_branches *out)
 {
 	*out = m->prof[profile].br;
+}
+
+int dbtp_gt_model_mem(const dbtp_gt_model *m)
+{
+	return m->mem;
 }
 
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m)

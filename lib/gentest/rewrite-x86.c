@@ -211,6 +211,38 @@ static uint64_t mem_offset(int64_t disp, unsigned size)
 	return DBTP_GT_DATA + (off & ~(uint64_t)(align_of(size) - 1));
 }
 
+/*
+ * Whether memory operand @mem of @in may walk (dbtp_gt_rw_mark()): 1 to 8
+ * bytes, so no alignment but the size's, which the walk keeps; based on
+ * neither the stack pointer nor a segment; accessed; not locked (a locked
+ * access split over two lines would lock the bus).
+ */
+static int walkable(const cs_insn *in, int mem)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o = &x->operands[mem];
+
+	if (o->size < 1 || o->size > 8 || is_rsp(o->mem.base) ||
+	    o->mem.segment != X86_REG_INVALID ||
+	    x->prefix[0] == X86_PREFIX_LOCK)
+		return 0;
+	switch (in->id) {
+	case X86_INS_LEA:
+	case X86_INS_NOP:
+	case X86_INS_XCHG:
+	case X86_INS_PREFETCH:
+	case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2:
+	case X86_INS_PREFETCHW:
+	case X86_INS_CLFLUSH:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* Append @s to @out (size @n) at *@len. */
 static void put(char *out, size_t n, size_t *len, const char *s)
 {
@@ -376,7 +408,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		const cs_x86 *x;
 		cs_regs rr, ww;
 		uint8_t nr = 0, nw = 0;
-		int mem = -1, r15 = 0, wsp = 0, high8 = 0;
+		int mem = -1, r15 = 0, wsp = 0, high8 = 0, walk;
 		int outcome = DBTP_GT_KEPT;
 		const char *mn;
 
@@ -714,13 +746,15 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		if (in->id == X86_INS_MOVABS)
 			mn = "mov";
 		scalar_size(in->id, ops);
-		fprintf(f, "\t%s%s%s %s\n",
+		walk = rw->mark && mem >= 0 && !high8 && walkable(in, mem);
+		st->walkable += walk;
+		fprintf(f, "\t%s%s%s %s%s\n",
 			x->prefix[0] == X86_PREFIX_LOCK ? "lock " : "",
 			x->prefix[0] == X86_PREFIX_REP &&
 				strncmp(in->mnemonic, "rep", 3) == 0
 			    ? "rep "
 			    : "",
-			mn, ops);
+			mn, ops, walk ? DBTP_GT_WALK_MARK : "");
 		outcome = DBTP_GT_REWRITTEN;
 		st->n[outcome]++;
 	}

@@ -48,6 +48,11 @@ void dbtp_gt_rw_read(dbtp_gt_rw *rw, uint32_t bytes)
 	rw->read = bytes < DBTP_GT_READ_SIZE ? bytes : DBTP_GT_READ_SIZE;
 }
 
+void dbtp_gt_rw_mark(dbtp_gt_rw *rw, int on)
+{
+	rw->mark = on;
+}
+
 void dbtp_gt_rw_close(dbtp_gt_rw *rw)
 {
 	if (!rw)

@@ -17,6 +17,7 @@ struct dbtp_gt_rw {
 	cs_insn *insn, *aux; /* the instruction; a rewritten encoding */
 	enum dbtp_arch arch;
 	uint32_t read; /* dbtp_gt_rw_read() */
+	int mark;      /* dbtp_gt_rw_mark() */
 };
 
 /* dbtp_gt_rw_block() for one architecture. */
