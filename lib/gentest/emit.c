@@ -574,8 +574,8 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
  * misses every pass, and hits in L2 as the original's misses did
  * (bench/RESULTS.md).  Each of a function's walking operands has a stream
  * of its own (DBTP_GT_WALK_STREAMS, then shared): a window of the walk
- * area that holds W's range (from the entry's counter, 1 to 65536, then
- * within 64 KiB), the first's the line W's next comes from.  An operand
+ * area that holds W's range (64 KiB, in lines), the first's the line W's
+ * next comes from.  An operand
  * keeps its offset modulo 32 (its alignment) in its line, below the next
  * line's offset, which nothing writes.  Every function takes the walk up
  * where the last call left it (DBTP_GT_SLOT_WALK; a stub per copy at the
