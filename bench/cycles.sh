@@ -205,19 +205,28 @@ else
 	TRUTH="CPU time in seconds (GNU time; no hardware cycle counter here)"
 fi
 
+# Native runs are pinned to one CPU (CYCLES_PIN_CPU, default the last;
+# empty: not pinned): unpinned, Lua's runs spread by 12%, pinned by 3%
+# (bench/RESULTS.md, "Lua under the model against a calibrated clock").
+PIN=()
+pin_cpu=${CYCLES_PIN_CPU-$(($(nproc) - 1))}
+if [ -n "$pin_cpu" ] && command -v taskset >/dev/null; then
+	PIN=(taskset -c "$pin_cpu")
+fi
+
 # once CMD... : the truth of one run, on stdout
 once() {
 	case $TRUTH in
 	hardware*)
-		env "$TUNABLES" perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
+		"${PIN[@]}" env "$TUNABLES" perf stat -x, -e cycles -o "$W/p" "$@" >/dev/null 2>&1
 		awk -F, '/cycles/ {printf "%.6f\n", $1 / 1e9}' "$W/p"
 		;;
 	*task-clock*)
-		env "$TUNABLES" perf stat -x, -e task-clock -o "$W/p" "$@" >/dev/null 2>&1
+		"${PIN[@]}" env "$TUNABLES" perf stat -x, -e task-clock -o "$W/p" "$@" >/dev/null 2>&1
 		awk -F, '/task-clock/ {printf "%.6f\n", $1 / 1e3}' "$W/p"
 		;;
 	*)
-		env "$TUNABLES" /usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
+		"${PIN[@]}" env "$TUNABLES" /usr/bin/time -f "%U %S" -o "$W/tt" "$@" >/dev/null 2>&1
 		awk '{print $1 + $2}' "$W/tt"
 		;;
 	esac

@@ -1,0 +1,107 @@
+/*
+ * bench/frontend.c - what this x86-64 machine's core does per cycle on
+ * patterns that LLVM's scheduling models (and so `dbtprof cycles`) do not
+ * describe: the clock, from a chain of dependent adds (one a cycle on
+ * every x86-64 core of the last decade), and the cost of taken branches.
+ * A stand-in for hardware cycle counters where a machine has none
+ * (bench/RESULTS.md, "Lua 5.3 and 5.4 under the model").
+ *
+ *   cc -O2 bench/frontend.c -o frontend && taskset -c 1 ./frontend [REPS]
+ *
+ * Each pattern is repeated 50 times in a loop (small enough for the op
+ * cache), the loop run REPS/50 times (default 200,000,000 patterns), the
+ * least of five runs kept; cycles per pattern are its time over the add
+ * chain's.  `dbtprof cycles -- ./frontend --one NAME REPS` models one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define UNROLL 50
+#define PATTERN(name, body)                                                    \
+	__attribute__((noinline)) static void name(long it)                    \
+	{                                                                      \
+		__asm__ volatile("1:\n.rept 50\n" body "\n.endr\n"             \
+				 "dec %0\njnz 1b\n"                            \
+				 : "+r"(it)                                    \
+				 :                                             \
+				 : "rax", "rcx", "rsi", "rdi", "r8", "r9",     \
+				   "memory", "cc");                            \
+	}
+#define MOVS "mov $1, %%esi\nmov $2, %%edi\nmov $3, %%r8d\nmov $4, %%r9d\n"
+
+PATTERN(add_chain, "add $1, %%rax")
+PATTERN(mov4, MOVS)
+PATTERN(mov4_not_taken, MOVS "test %%esi, %%esi\njz 2f\n2:")
+PATTERN(jmp, "jmp 2f\n2:")
+PATTERN(mov4_jmp, MOVS "jmp 2f\n2:")
+PATTERN(jmp_indirect, "lea 2f(%%rip), %%rcx\njmp *%%rcx\n2:")
+PATTERN(mov3_jmp_indirect, "lea 2f(%%rip), %%rcx\nmov $2, %%edi\n"
+			   "mov $3, %%r8d\nmov $4, %%r9d\njmp *%%rcx\n2:")
+PATTERN(call_ret, "call 3f\njmp 2f\n3: ret\n2:")
+
+static const struct {
+	const char *name;
+	void (*run)(long);
+} patterns[] = {
+    {"add_chain", add_chain},
+    {"mov4", mov4},
+    {"mov4_not_taken", mov4_not_taken},
+    {"jmp", jmp},
+    {"mov4_jmp", mov4_jmp},
+    {"jmp_indirect", jmp_indirect},
+    {"mov3_jmp_indirect", mov3_jmp_indirect},
+    {"call_ret", call_ret},
+};
+#define NPAT (sizeof patterns / sizeof patterns[0])
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	long reps = 200000000;
+	double hz = 0;
+
+	if (argc == 4 && !strcmp(argv[1], "--one")) {
+		for (size_t i = 0; i < NPAT; i++)
+			if (!strcmp(argv[2], patterns[i].name)) {
+				patterns[i].run(atol(argv[3]) / UNROLL);
+				return 0;
+			}
+		fprintf(stderr, "frontend: no pattern '%s'\n", argv[2]);
+		return 2;
+	}
+	if (argc == 2)
+		reps = atol(argv[1]);
+	if (argc > 2 || reps < UNROLL) {
+		fprintf(stderr, "usage: frontend [REPS] | --one NAME REPS\n");
+		return 2;
+	}
+	printf("%-18s %10s %10s\n", "pattern", "ns", "cycles");
+	for (size_t i = 0; i < NPAT; i++) {
+		double best = 1e30, per;
+
+		for (int r = 0; r < 5; r++) {
+			double t0 = now();
+
+			patterns[i].run(reps / UNROLL);
+			t0 = now() - t0;
+			if (t0 < best)
+				best = t0;
+		}
+		per = best / (double)(reps / UNROLL * UNROLL);
+		if (i == 0)
+			hz = 1 / per;
+		printf("%-18s %10.3f %10.3f\n", patterns[i].name, per * 1e9,
+		       per * hz);
+	}
+	printf("clock %.3f GHz (one dependent add a cycle)\n", hz / 1e9);
+	return 0;
+}
