@@ -96,7 +96,12 @@ struct pipe {
 	uint64_t sd;
 	unsigned waiting;
 	uint64_t reg[NREGS];
-	uint64_t *bits; /* nres x HWORDS */
+	/* busy cycles: word w of resource r at bits[w * nres + r], so that
+	 * the resources' words of one 64-cycle stretch share cache lines
+	 * (one array of HWORDS words a resource put them all 8 KiB apart,
+	 * in one set of the host's L1) */
+	uint64_t *bits;
+	unsigned nres;
 	uint64_t base;	/* bitmaps valid for [base, base + HORIZON) */
 	struct store *st;
 	uint64_t store_max; /* all-alias: latest store execution */
@@ -136,6 +141,7 @@ struct dbtp_cycles {
 	uint8_t *seen;		     /* per form: met in a decoded block */
 	size_t nseen;
 	uint64_t forms, untimed;
+	uint64_t resmask; /* the CPU's resource columns */
 };
 
 static int nomem(dbtp_err *err)
@@ -699,6 +705,7 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 	p->rob_u = calloc(c->cpu->rob, sizeof(*p->rob_u));
 	p->issuing = calloc(HORIZON, sizeof(*p->issuing));
 	p->bits = calloc((size_t)nres * HWORDS, sizeof(*p->bits));
+	p->nres = nres;
 	p->st = calloc(STORES, sizeof(*p->st));
 	p->mems = calloc(MAX_MEMS, sizeof(*p->mems));
 	if (!p->rob_r || !p->rob_u || !p->issuing || !p->bits || !p->st ||
@@ -786,8 +793,8 @@ static void advance(const dbtp_cycles *c, struct pipe *p, uint64_t d)
 		memset(p->bits, 0, (size_t)nres * HWORDS * sizeof(*p->bits));
 	} else {
 		for (uint64_t w = w0; w < w1; w++)
-			for (unsigned r = 0; r < nres; r++)
-				p->bits[(size_t)r * HWORDS + w % HWORDS] = 0;
+			memset(&p->bits[(size_t)(w % HWORDS) * nres], 0,
+			       nres * sizeof(*p->bits));
 	}
 	p->base = d;
 }
@@ -796,7 +803,7 @@ static void advance(const dbtp_cycles *c, struct pipe *p, uint64_t d)
 static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
 {
 	unsigned bit = cy % HORIZON;
-	uint64_t *w = &p->bits[(size_t)r * HWORDS + bit / 64];
+	uint64_t *w = &p->bits[(size_t)(bit / 64) * p->nres + r];
 
 	if (cy >= p->base + HORIZON)
 		return;
@@ -806,13 +813,31 @@ static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
 		*w &= ~(1ull << (bit & 63));
 }
 
+/* The resources of @mask free at cycle @t (>= the window's start). */
+static inline uint64_t free_at(const struct pipe *p, uint64_t mask,
+			       uint64_t t)
+{
+	unsigned bit = t % HORIZON, sh = bit & 63;
+	const uint64_t *w = &p->bits[(size_t)(bit / 64) * p->nres];
+	uint64_t f = 0;
+
+	if (t >= p->base + HORIZON)
+		return mask;
+	for (uint64_t m = mask; m; m &= m - 1) {
+		unsigned r = (unsigned)__builtin_ctzll(m);
+
+		f |= (~w[r] >> sh & 1) << r;
+	}
+	return f;
+}
+
 /* First cycle >= @t at which resource @r is free. */
 static uint64_t free_from(const struct pipe *p, unsigned r, uint64_t t)
 {
 	while (t < p->base + HORIZON) {
 		unsigned bit = t % HORIZON;
 		uint64_t w =
-		    p->bits[(size_t)r * HWORDS + bit / 64] >> (bit & 63);
+		    p->bits[(size_t)(bit / 64) * p->nres + r] >> (bit & 63);
 
 		if (~w & 1)
 			break;
@@ -837,16 +862,26 @@ static uint64_t issue(const dbtp_cycles *c, struct pipe *p,
 	uint64_t t = ready;
 
 	for (unsigned u = 0; u < ft->nuse; u++) {
-		uint64_t best = UINT64_MAX, cy;
+		uint64_t best = UINT64_MAX, cy,
+			 mask = ft->use[u].mask & c->resmask;
 		unsigned bp = 0, left;
 
-		for (uint64_t m = ft->use[u].mask; m; m &= m - 1) {
+		/* the members free at @ready first (found without branches
+		 * on the bits, which no predictor learns): most often one
+		 * is, and then no other can be free sooner */
+		for (uint64_t m = free_at(p, mask, ready); m; m &= m - 1) {
 			unsigned r = (unsigned)__builtin_ctzll(m);
-			uint64_t s;
 
-			if (r >= c->cpu->nres)
-				continue;
-			s = free_from(p, r, ready);
+			if (best == UINT64_MAX || p->c.res[r] < p->c.res[bp]) {
+				best = ready;
+				bp = r;
+			}
+		}
+		for (uint64_t m = best == UINT64_MAX ? mask : 0; m;
+		     m &= m - 1) {
+			unsigned r = (unsigned)__builtin_ctzll(m);
+			uint64_t s = free_from(p, r, ready);
+
 			if (s < best ||
 			    (s == best && p->c.res[r] < p->c.res[bp])) {
 				best = s;
@@ -857,7 +892,11 @@ static uint64_t issue(const dbtp_cycles *c, struct pipe *p,
 			continue;
 		if (best > t)
 			t = best;
-		for (cy = best, left = ft->use[u].cycles; left; left--) {
+		/* (cycle @best is free: the first needs no search) */
+		if (ft->use[u].cycles)
+			set_busy(p, bp, best, 1);
+		for (cy = best + 1, left = ft->use[u].cycles; left > 1;
+		     left--) {
 			cy = free_from(p, bp, cy);
 			set_busy(p, bp, cy, 1);
 			cy++;
@@ -1256,6 +1295,7 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		return nomem(err);
 	c->t = t;
 	c->cpu = dbtp_timing_cpu(t);
+	c->resmask = c->cpu->nres >= 64 ? ~0ull : (1ull << c->cpu->nres) - 1;
 	timing_default(t, &c->def);
 	c->arch = arch;
 	if (o)
