@@ -41,6 +41,7 @@ extern char **environ;
 
 #define ITERATIONS 12 /* a multiple of every group size: 1, 2, 3, 4, 6 */
 #define FILE_MAGIC "dbtprof-timing 2"
+#define MAX_WINDOW 65536 /* cache file: largest ROB, scheduler, dispatch width */
 
 struct form {
 	uint8_t bytes[DBTP_TIMING_MAX_BYTES];
@@ -695,10 +696,14 @@ static void cache_read(dbtp_timing *t)
 		} else if (!strncmp(line, "params ", 7)) {
 			unsigned long alu;
 
+			/* (sizes no machine has, as a damaged file may hold,
+			 * would be allocated) */
 			if (sscanf(line + 7, "%u %u %u %u %lx %u", &p.dispatch,
 				   &p.rob, &p.sched, &p.nres, &alu,
 				   &p.load_latency) != 6 ||
-			    p.nres > DBTP_TIMING_MAX_RES || !p.rob || !p.sched)
+			    p.nres > DBTP_TIMING_MAX_RES || !p.rob ||
+			    p.rob > MAX_WINDOW || !p.sched ||
+			    p.sched > MAX_WINDOW || p.dispatch > MAX_WINDOW)
 				goto out;
 			p.alu = alu;
 		} else if (!strncmp(line, "res ", 4)) {

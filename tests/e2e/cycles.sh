@@ -51,6 +51,17 @@ ls "$T/cache"/llvm-14.*-x86_64-unknown-linux-gnu-skylake.timing >/dev/null ||
 	fail "no cache file"
 eq "no cache: llvm-mca runs" "2" "$(cy "$T/m.trace" .timing_table.llvm_runs \
 	--mcpu skylake --no-cache)"
+# A damaged cache file (a reorder buffer of 2^32 - 1 entries) is ignored
+# and written again: the same result, then no llvm-mca again.
+want=$(cy "$T/m.trace" '[.total_cycles, .rob_size] | join(" ")' --mcpu skylake)
+for f in "$T/cache"/llvm-14.*-x86_64-unknown-linux-gnu-skylake.timing; do
+	sed -i 's/^params \([0-9]*\) [0-9]*/params \1 4294967295/' "$f"
+	grep -q '^params 6 4294967295 ' "$f" || fail "cache file not damaged"
+done
+eq "damaged cache: same result" "$want" "$(cy "$T/m.trace" \
+	'[.total_cycles, .rob_size] | join(" ")' --mcpu skylake)"
+eq "damaged cache: written again" "0" "$(cy "$T/m.trace" \
+	.timing_table.llvm_runs --mcpu skylake)"
 
 # Memory ordering: with every load after every store the loop is slower.
 none=$(cy "$T/m.trace" .total_cycles --mcpu skylake --alias none)
