@@ -206,7 +206,7 @@ else
 fi
 
 # Native runs are pinned to one CPU (CYCLES_PIN_CPU, default the last;
-# empty: not pinned): unpinned, Lua's runs spread by 12%, pinned by 3%
+# empty: not pinned): unpinned, Lua's runs spread by 12%, pinned by 1-4%
 # (bench/RESULTS.md, "Lua under the model against a calibrated clock").
 PIN=()
 pin_cpu=${CYCLES_PIN_CPU-$(($(nproc) - 1))}

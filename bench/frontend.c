@@ -41,6 +41,36 @@ PATTERN(mov3_jmp_indirect, "lea 2f(%%rip), %%rcx\nmov $2, %%edi\n"
 			   "mov $3, %%r8d\nmov $4, %%r9d\njmp *%%rcx\n2:")
 PATTERN(call_ret, "call 3f\njmp 2f\n3: ret\n2:")
 
+/*
+ * One indirect jump through a table of four targets, each a block that
+ * jumps back to the loop's tail, its targets in the order of a pattern of
+ * 16 bytes (an interpreter's dispatch, learnable from history): the
+ * first argument loops, the second points at the pattern.
+ */
+void ind_table(long it, const unsigned char *pat);
+__asm__(".text\n.globl ind_table\n.type ind_table, @function\n"
+	"ind_table:\n\txor %ecx, %ecx\n\tlea 5f(%rip), %rdx\n"
+	"1:\n\tmovzbl (%rsi,%rcx), %eax\n\tadd $1, %ecx\n"
+	"\tand $15, %ecx\n\tjmp *(%rdx,%rax,8)\n"
+	"10:\n\tnop\n\tjmp 2f\n11:\n\tnop\n\tjmp 2f\n"
+	"12:\n\tnop\n\tjmp 2f\n13:\n\tnop\n\tjmp 2f\n"
+	"2:\n\tsub $1, %rdi\n\tjnz 1b\n\tret\n"
+	".section .data.rel.ro\n.p2align 3\n"
+	"5:\n\t.quad 10b, 11b, 12b, 13b\n.text\n");
+
+static const unsigned char pat_one[16], pat_four[16] = {
+    0, 1, 2, 3, 3, 2, 1, 0, 0, 2, 1, 3, 1, 3, 0, 2};
+
+static void ind_one(long it)
+{
+	ind_table(it * 50, pat_one);
+}
+
+static void ind_four(long it)
+{
+	ind_table(it * 50, pat_four);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(long);
@@ -53,6 +83,8 @@ static const struct {
     {"jmp_indirect", jmp_indirect},
     {"mov3_jmp_indirect", mov3_jmp_indirect},
     {"call_ret", call_ret},
+    {"dispatch_one_target", ind_one},
+    {"dispatch_four_targets", ind_four},
 };
 #define NPAT (sizeof patterns / sizeof patterns[0])
 
@@ -84,7 +116,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: frontend [REPS] | --one NAME REPS\n");
 		return 2;
 	}
-	printf("%-18s %10s %10s\n", "pattern", "ns", "cycles");
+	printf("%-22s %10s %10s\n", "pattern", "ns", "cycles");
 	for (size_t i = 0; i < NPAT; i++) {
 		double best = 1e30, per;
 
@@ -99,7 +131,7 @@ int main(int argc, char **argv)
 		per = best / (double)(reps / UNROLL * UNROLL);
 		if (i == 0)
 			hz = 1 / per;
-		printf("%-18s %10.3f %10.3f\n", patterns[i].name, per * 1e9,
+		printf("%-22s %10.3f %10.3f\n", patterns[i].name, per * 1e9,
 		       per * hz);
 	}
 	printf("clock %.3f GHz (one dependent add a cycle)\n", hz / 1e9);
