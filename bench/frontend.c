@@ -2,14 +2,16 @@
  * bench/frontend.c - what this x86-64 machine's core does per cycle on
  * patterns that LLVM's scheduling models (and so `dbtprof cycles`) do not
  * describe: the clock, from a chain of dependent adds (one a cycle on
- * every x86-64 core of the last decade), and the cost of taken branches.
- * A stand-in for hardware cycle counters where a machine has none
- * (bench/RESULTS.md, "Lua 5.3 and 5.4 under the model").
+ * every x86-64 core of the last decade), and the cost of taken branches
+ * and of an interpreter's dispatch.  A stand-in for hardware cycle
+ * counters where a machine has none (bench/RESULTS.md, "Lua under the
+ * model against a calibrated clock").
  *
  *   cc -O2 bench/frontend.c -o frontend && taskset -c 1 ./frontend [REPS]
  *
  * Each pattern is repeated 50 times in a loop (small enough for the op
- * cache), the loop run REPS/50 times (default 200,000,000 patterns), the
+ * cache), the loop run REPS/50 times (default 200,000,000 patterns; the
+ * dispatch loops run REPS iterations of their own), the
  * least of five runs kept; cycles per pattern are its time over the add
  * chain's.  `dbtprof cycles -- ./frontend --one NAME REPS` models one.
  */
@@ -58,8 +60,8 @@ __asm__(".text\n.globl ind_table\n.type ind_table, @function\n"
 	".section .data.rel.ro\n.p2align 3\n"
 	"5:\n\t.quad 10b, 11b, 12b, 13b\n.text\n");
 
-static const unsigned char pat_one[16], pat_four[16] = {
-    0, 1, 2, 3, 3, 2, 1, 0, 0, 2, 1, 3, 1, 3, 0, 2};
+static const unsigned char pat_one[16],
+    pat_four[16] = {0, 1, 2, 3, 3, 2, 1, 0, 0, 2, 1, 3, 1, 3, 0, 2};
 
 static void ind_one(long it)
 {

@@ -102,7 +102,7 @@ struct pipe {
 	 * in one set of the host's L1) */
 	uint64_t *bits;
 	unsigned nres;
-	uint64_t base;	/* bitmaps valid for [base, base + HORIZON) */
+	uint64_t base; /* bitmaps valid for [base, base + HORIZON) */
 	struct store *st;
 	uint64_t store_max; /* all-alias: latest store execution */
 	dbtp_cache *cache;  /* opts.cache */
@@ -814,8 +814,7 @@ static inline void set_busy(struct pipe *p, unsigned r, uint64_t cy, int on)
 }
 
 /* The resources of @mask free at cycle @t (>= the window's start). */
-static inline uint64_t free_at(const struct pipe *p, uint64_t mask,
-			       uint64_t t)
+static inline uint64_t free_at(const struct pipe *p, uint64_t mask, uint64_t t)
 {
 	unsigned bit = t % HORIZON, sh = bit & 63;
 	const uint64_t *w = &p->bits[(size_t)(bit / 64) * p->nres];

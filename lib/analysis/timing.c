@@ -41,7 +41,8 @@ extern char **environ;
 
 #define ITERATIONS 12 /* a multiple of every group size: 1, 2, 3, 4, 6 */
 #define FILE_MAGIC "dbtprof-timing 2"
-#define MAX_WINDOW 65536 /* cache file: largest ROB, scheduler, dispatch width */
+/* a cache file's largest reorder buffer, scheduler and dispatch width */
+#define MAX_WINDOW 65536
 
 struct form {
 	uint8_t bytes[DBTP_TIMING_MAX_BYTES];
