@@ -9,6 +9,8 @@
  *
  *   cc -O2 bench/frontend.c -o frontend && taskset -c 1 ./frontend [REPS]
  *
+ * A jump never goes to the next instruction (an int3 that never runs
+ * stands between): in a recorded block stream that is no taken branch.
  * Each pattern is repeated 50 times in a loop (small enough for the op
  * cache), the loop run REPS/50 times (default 200,000,000 patterns; the
  * dispatch loops run REPS iterations of their own), the
@@ -36,11 +38,11 @@
 PATTERN(add_chain, "add $1, %%rax")
 PATTERN(mov4, MOVS)
 PATTERN(mov4_not_taken, MOVS "test %%esi, %%esi\njz 2f\n2:")
-PATTERN(jmp, "jmp 2f\n2:")
-PATTERN(mov4_jmp, MOVS "jmp 2f\n2:")
-PATTERN(jmp_indirect, "lea 2f(%%rip), %%rcx\njmp *%%rcx\n2:")
+PATTERN(jmp, "jmp 2f\nint3\n2:")
+PATTERN(mov4_jmp, MOVS "jmp 2f\nint3\n2:")
+PATTERN(jmp_indirect, "lea 2f(%%rip), %%rcx\njmp *%%rcx\nint3\n2:")
 PATTERN(mov3_jmp_indirect, "lea 2f(%%rip), %%rcx\nmov $2, %%edi\n"
-			   "mov $3, %%r8d\nmov $4, %%r9d\njmp *%%rcx\n2:")
+			   "mov $3, %%r8d\nmov $4, %%r9d\njmp *%%rcx\nint3\n2:")
 PATTERN(call_ret, "call 3f\njmp 2f\n3: ret\n2:")
 
 /*
@@ -53,7 +55,7 @@ void ind_table(long it, const unsigned char *pat);
 __asm__(".text\n.globl ind_table\n.type ind_table, @function\n"
 	"ind_table:\n\txor %ecx, %ecx\n\tlea 5f(%rip), %rdx\n"
 	"1:\n\tmovzbl (%rsi,%rcx), %eax\n\tadd $1, %ecx\n"
-	"\tand $15, %ecx\n\tjmp *(%rdx,%rax,8)\n"
+	"\tand $15, %ecx\n\tjmp *(%rdx,%rax,8)\n\tint3\n"
 	"10:\n\tnop\n\tjmp 2f\n11:\n\tnop\n\tjmp 2f\n"
 	"12:\n\tnop\n\tjmp 2f\n13:\n\tnop\n\tjmp 2f\n"
 	"2:\n\tsub $1, %rdi\n\tjnz 1b\n\tret\n"

@@ -309,6 +309,9 @@ static void print_text(struct report *r)
 	if (r->o.bpred)
 		printf("  dispatch held, branch mispredicted   %16s cycles\n",
 		       fmt_u64(tot.stall[DBTP_STALL_BRANCH], n1));
+	if (r->o.front_end)
+		printf("  dispatch held by the front end       %16s cycles\n",
+		       fmt_u64(tot.stall[DBTP_STALL_FRONTEND], n1));
 	printf("\nMemory: %s loads, %s stores, %s loads after an overlapping "
 	       "older store\n",
 	       fmt_u64(tot.loads, n1), fmt_u64(tot.stores, n2),
@@ -414,6 +417,7 @@ static void json_counts(struct json *j, const struct dbtp_cycles_counts *c,
 	json_u64(j, "memory", c->stall[DBTP_STALL_MEM]);
 	json_u64(j, "resources", c->stall[DBTP_STALL_PORT]);
 	json_u64(j, "branch_mispredict", c->stall[DBTP_STALL_BRANCH]);
+	json_u64(j, "front_end", c->stall[DBTP_STALL_FRONTEND]);
 	json_close_obj(j);
 	json_branches(j, c->branches, c->mispredicts);
 	json_obj(j, "resource_cycles");
@@ -443,6 +447,7 @@ static void print_json(struct report *r)
 	json_bool(&j, "cache_model", r->o.cache);
 	json_bool(&j, "branch_predictor", r->o.bpred);
 	json_bool(&j, "memory_renaming", r->o.memren);
+	json_bool(&j, "front_end", r->o.front_end);
 	if (r->o.bpred)
 		json_u64(&j, "mispredict_penalty",
 			 dbtp_cycles_mispredict_penalty(r->c));

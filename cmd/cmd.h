@@ -64,7 +64,8 @@ enum {
 	MO_CACHE_PENALTY,
 	MO_BPRED,
 	MO_MISPREDICT,
-	MO_MEMREN
+	MO_MEMREN,
+	MO_FRONTEND
 };
 /* clang-format off */
 #define MODEL_LONG_OPTIONS \
@@ -72,7 +73,8 @@ enum {
 	{"cache-penalty", required_argument, NULL, MO_CACHE_PENALTY}, \
 	{"branch-predictor", no_argument, NULL, MO_BPRED}, \
 	{"mispredict-penalty", required_argument, NULL, MO_MISPREDICT}, \
-	{"memory-renaming", no_argument, NULL, MO_MEMREN}
+	{"memory-renaming", no_argument, NULL, MO_MEMREN}, \
+	{"front-end", no_argument, NULL, MO_FRONTEND}
 #define MODEL_HELP \
 	"      --cache          add a cache model: loads go through an L1D\n" \
 	"                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n" \
@@ -85,7 +87,11 @@ enum {
 	"      --mispredict-penalty N  that penalty (implies --branch-predictor)\n" \
 	"      --memory-renaming  a 4- or 8-byte integer load of the bytes an\n" \
 	"                       older store wrote takes the stored value at\n" \
-	"                       once (AMD Zen 2 and Zen 4; x86 only)\n"
+	"                       once (AMD Zen 2 and Zen 4; x86 only)\n" \
+	"      --front-end      add a front end: one taken branch a cycle, and\n" \
+	"                       2 cycles more after an indirect jump or call\n" \
+	"                       to another target than its last (measured on\n" \
+	"                       a Zen 4; LLVM's models have no front end)\n"
 /* clang-format on */
 /**
  * model_option() - apply one of the MODEL_LONG_OPTIONS to @o.  Returns 1

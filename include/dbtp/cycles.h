@@ -42,6 +42,12 @@
  * element per block; one in this many bytes is timed, as a 1-cycle
  * operation chained through rcx, rsi and rdi. */
 #define DBTP_CYCLES_STRING_BYTES 32
+/* Front end (opts.front_end): cycles more, after the one every taken
+ * branch costs, before the target of an indirect jump or call that
+ * changed since its last execution dispatches (measured on a Zen 4 with
+ * bench/frontend.c: 2.2), and the last targets kept per thread. */
+#define DBTP_CYCLES_FE_INDIRECT 2
+#define DBTP_CYCLES_FE_TARGETS 4096
 /* Mispredict penalty when the CPU's LLVM model is not one we know. */
 #define DBTP_CYCLES_MISPREDICT_PENALTY 14
 
@@ -265,6 +271,12 @@ struct dbtp_cycles_opts {
 	 * ready (the store's issue), without waiting for the store or
 	 * paying the load latency.  Needs a mem-mode trace. */
 	int memren;
+	/* A front end (off unless @front_end), which LLVM's models do not
+	 * describe: the block after a taken branch dispatches no earlier
+	 * than the cycle after the branch did (one taken branch a cycle),
+	 * and after an indirect jump or call whose target is not the one it
+	 * had the last time, DBTP_CYCLES_FE_INDIRECT cycles later still. */
+	int front_end;
 };
 
 /* Kinds of predicted branches (struct dbtp_cycles_counts). */
@@ -283,6 +295,7 @@ enum {
 	DBTP_STALL_MEM,	   /* a load waiting for an older store */
 	DBTP_STALL_PORT,   /* ready, but its resources were busy */
 	DBTP_STALL_BRANCH, /* dispatch held after a mispredicted branch */
+	DBTP_STALL_FRONTEND, /* dispatch held by the front end (front_end) */
 	DBTP_STALL_N
 };
 
@@ -300,7 +313,7 @@ const char *dbtp_stall_name(int stall);
  * @mem_mismatch: blocks whose MEM events did not match the memory
  *          instructions found by the disassembler (see the doc).
  * @l1_misses, @l2_misses: loads that missed L1 / L2 (cache model only).
- * @stall: cycles per DBTP_STALL_*: for ROB, SCHED and BRANCH, cycles
+ * @stall: cycles per DBTP_STALL_*: for ROB, SCHED, BRANCH and FRONTEND, cycles
  *          dispatch was held; for the others, instruction-cycles spent waiting
  * to issue.
  * @res: busy cycles per resource column.

@@ -78,6 +78,10 @@ struct store {
 	uint8_t ren; /* made by an insn.ren instruction */
 };
 
+struct fe_target {
+	uint64_t pc, target; /* pc + 1 (0: empty) */
+};
+
 struct pipe {
 	uint32_t num;	 /* thread number */
 	uint64_t seq;	 /* instructions of the thread so far */
@@ -110,6 +114,8 @@ struct pipe {
 	uint64_t last_pc;   /* last instruction of the previous block */
 	int any_block;	    /* last_pc is set */
 	unsigned rep_bytes; /* of the rep string under way, not yet timed */
+	uint64_t fe;	    /* opts.front_end: the next block dispatches from */
+	struct fe_target *tg; /* opts.front_end: indirect branches' targets */
 	struct dbtp_cache_counts cc;
 	/* the block being collected */
 	uint32_t pend;
@@ -680,6 +686,8 @@ static void pipe_release(struct pipe *p)
 	free(p->bits);
 	free(p->st);
 	free(p->mems);
+	free(p->tg);
+	p->tg = NULL;
 	dbtp_cache_free(p->cache);
 	p->cache = NULL;
 	bpred_free(p->bp);
@@ -713,6 +721,11 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 		pipe_release(p);
 		return -1;
 	}
+	if (c->o.front_end &&
+	    !(p->tg = calloc(DBTP_CYCLES_FE_TARGETS, sizeof(*p->tg)))) {
+		pipe_release(p);
+		return -1;
+	}
 	if (c->o.bpred &&
 	    !(p->bp = bpred_new(c->arch == DBTP_ARCH_AARCH64 ? 2 : 0))) {
 		pipe_release(p);
@@ -729,6 +742,7 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 	}
 	p->base = p->d;
 	p->sd = p->d;
+	p->fe = 0;
 	return 0;
 }
 
@@ -1164,6 +1178,34 @@ static int predict(struct pipe *p, const struct binfo *bi, uint64_t next,
 }
 
 /*
+ * opts.front_end: after block @bi, whose last instruction dispatched at
+ * @bd (UINT64_MAX: not modelled), comes the block at @next.  A taken
+ * branch lets it dispatch from the next cycle on, an indirect jump or
+ * call to another target than its last DBTP_CYCLES_FE_INDIRECT cycles
+ * later; the targets are learnt from every branch, modelled or not.
+ */
+static void front_end(struct pipe *p, const struct binfo *bi, uint64_t next,
+		      uint64_t bd)
+{
+	const struct insn *li = bi->ninsns ? &bi->ins[bi->ninsns - 1] : NULL;
+	/* (a rep string's next element is no branch) */
+	int taken = next != bi->end && !(li && li->rep && next == bi->br_pc);
+	uint64_t fe = bd + 1;
+
+	if (bi->br == DBTP_BR_IND || (bi->br == DBTP_BR_CALL && bi->ind)) {
+		struct fe_target *e =
+		    &p->tg[(bi->br_pc ^ bi->br_pc >> 12) % DBTP_CYCLES_FE_TARGETS];
+
+		if (e->pc != bi->br_pc + 1 || e->target != next)
+			fe += DBTP_CYCLES_FE_INDIRECT;
+		e->pc = bi->br_pc + 1;
+		e->target = next;
+	}
+	if (taken && bd != UINT64_MAX)
+		p->fe = fe;
+}
+
+/*
  * Time thread @p's pending block with the memory events collected; @next
  * is the address of the block that follows (@has_next 0: the thread's
  * stream ends).
@@ -1183,6 +1225,7 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 	 * just the previous block's last instruction again is a repeat */
 	int again = bi->ninsns == 1 && bi->ins[0].rep && p->any_block &&
 		    p->last_pc == bi->br_pc;
+	uint64_t bd = UINT64_MAX; /* when its last instruction dispatched */
 
 	p->any_block = 1;
 	p->last_pc = bi->br_pc;
@@ -1207,6 +1250,13 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 	}
 	if (!match)
 		p->c.mem_mismatch++;
+	if (p->fe > p->d) {
+		/* the front end delivers this block no sooner */
+		p->c.stall[DBTP_STALL_FRONTEND] += p->fe - p->d;
+		p->d = p->fe;
+		p->slots = c->cpu->dispatch;
+	}
+	p->fe = 0;
 	for (uint32_t i = 0; i < bi->ninsns; i++, p->seq++) {
 		const struct insn *in = &bi->ins[i];
 		const struct dbtp_form_timing *ft =
@@ -1245,6 +1295,8 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 		}
 		done = step(c, p, in, ft, m, nm, &frontier,
 			    c->o.on_insn ? &ci : NULL);
+		if (i + 1 == bi->ninsns)
+			bd = p->d;
 		if (miss && last && i + 1 == bi->ninsns &&
 		    done + c->penalty > p->d) {
 			/* the front end restarts once the branch has
@@ -1262,6 +1314,8 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 			c->o.on_insn(c->o.arg, &ci);
 		}
 	}
+	if (p->tg && has_next)
+		front_end(p, bi, next, bd);
 	/* events beyond the expected ones still count as operations */
 	if (mi < p->nmems)
 		count_mems(p, p->mems + mi, p->nmems - mi);

@@ -108,6 +108,50 @@ for cpu in skylake znver3; do
 	done
 done
 
+# The front end (--front-end): one taken branch a cycle, and
+# DBTP_CYCLES_FE_INDIRECT (2) cycles more after an indirect jump to
+# another target than its last.  1000 iterations each of three jumps and
+# a loop branch (4 taken branches: 4 cycles an iteration, 2 without: two
+# branch ports), an indirect jump whose target alternates and a loop
+# branch (1 + 2 + 1 = 4), the same with one target (2).  No jump goes to
+# the next instruction (that is no taken branch in a block stream).
+{
+	printf '.text\n.globl _start\n_start:\n'
+	printf 'mov $1000, %%r15d\n.globl f_jmp\nf_jmp:\njmp 1f\nint3\n'
+	printf '1: jmp 2f\nint3\n2: jmp 3f\nint3\n3: dec %%r15d\njnz f_jmp\n'
+	for n in alt same; do
+		printf 'mov $1000, %%r15d\nlea .L%s1(%%rip), %%rax\n' $n
+		if [ $n = alt ]; then
+			printf 'lea .L%s2(%%rip), %%rcx\nxor %%rax, %%rcx\n' $n
+		else
+			printf 'xor %%ecx, %%ecx\n'
+		fi
+		printf '.globl f_%s\nf_%s:\nxor %%rcx, %%rax\njmp *%%rax\nint3\n' $n $n
+		printf '.L%s1: dec %%r15d\njnz f_%s\njmp .L%s3\n' $n $n $n
+		printf '.L%s2: dec %%r15d\njnz f_%s\n.L%s3:\n' $n $n $n
+	done
+	printf 'mov $60, %%eax\nxor %%edi, %%edi\nsyscall\n'
+} >"$T/fe.S"
+gcc -nostdlib -static -no-pie -o "$T/fe" "$T/fe.S"
+"$DBTPROF" record -q -m mem -o "$T/fe.trace" -- "$T/fe"
+# fe NAME ARGS... : cycles an iteration of loop NAME (its blocks' sum)
+fe() {
+	n=$1
+	shift
+	"$DBTPROF" cycles --json --top 100 --mcpu skylake "$@" "$T/fe.trace" |
+		jq -r "[.blocks[] | select(.where | startswith(\"f_$n+\")) |
+			.cycles] | add / 1000"
+}
+within "front end: jumps" "$(fe jmp --front-end)" 4 1
+within "no front end: jumps" "$(fe jmp)" 2 1
+within "front end: changing indirect target" "$(fe alt --front-end)" 4 1
+within "front end: one indirect target" "$(fe same --front-end)" 2 1
+[ "$(cy "$T/fe.trace" .stalls.front_end --mcpu skylake --front-end)" -gt 5000 ] ||
+	fail "front end: no dispatch held"
+checks=$((checks + 1))
+eq "front end off" "0 false" "$(cy "$T/fe.trace" \
+	'[.stalls.front_end, .front_end] | join(" ")' --mcpu skylake)"
+
 # Windows: memops' loop alone (instructions 7 .. 7 + 4995) against
 # llvm-mca over 999 iterations of it; a timeline of two iterations of the
 # imul chain kernel is llvm-mca's, row for row.
