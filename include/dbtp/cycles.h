@@ -45,7 +45,7 @@
 /* Front end (opts.front_end): cycles more, after the one every taken
  * branch costs, before the target of an indirect jump or call that
  * changed since its last execution dispatches (measured on a Zen 4 with
- * bench/frontend.c: 2.2), and the last targets kept per thread. */
+ * bench/frontend.c: 2.2 to 4.4), and the last targets kept per thread. */
 #define DBTP_CYCLES_FE_INDIRECT 2
 #define DBTP_CYCLES_FE_TARGETS 4096
 /* Mispredict penalty when the CPU's LLVM model is not one we know. */
@@ -289,12 +289,12 @@ enum {
 
 /* Why issue or dispatch waited (struct dbtp_cycles_counts.stall). */
 enum {
-	DBTP_STALL_ROB,	   /* reorder buffer full (cycles) */
-	DBTP_STALL_SCHED,  /* scheduler full (cycles) */
-	DBTP_STALL_REG,	   /* waiting for a register operand */
-	DBTP_STALL_MEM,	   /* a load waiting for an older store */
-	DBTP_STALL_PORT,   /* ready, but its resources were busy */
-	DBTP_STALL_BRANCH, /* dispatch held after a mispredicted branch */
+	DBTP_STALL_ROB,	     /* reorder buffer full (cycles) */
+	DBTP_STALL_SCHED,    /* scheduler full (cycles) */
+	DBTP_STALL_REG,	     /* waiting for a register operand */
+	DBTP_STALL_MEM,	     /* a load waiting for an older store */
+	DBTP_STALL_PORT,     /* ready, but its resources were busy */
+	DBTP_STALL_BRANCH,   /* dispatch held after a mispredicted branch */
 	DBTP_STALL_FRONTEND, /* dispatch held by the front end (front_end) */
 	DBTP_STALL_N
 };

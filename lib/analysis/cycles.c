@@ -157,9 +157,13 @@ static int nomem(dbtp_err *err)
 
 const char *dbtp_stall_name(int s)
 {
-	static const char *const n[] = {
-	    "reorder buffer full", "scheduler full",	"register dependency",
-	    "memory dependency",   "resource pressure", "branch mispredict"};
+	static const char *const n[DBTP_STALL_N] = {"reorder buffer full",
+						    "scheduler full",
+						    "register dependency",
+						    "memory dependency",
+						    "resource pressure",
+						    "branch mispredict",
+						    "front end"};
 
 	return s >= 0 && s < DBTP_STALL_N ? n[s] : "?";
 }
@@ -1193,8 +1197,8 @@ static void front_end(struct pipe *p, const struct binfo *bi, uint64_t next,
 	uint64_t fe = bd + 1;
 
 	if (bi->br == DBTP_BR_IND || (bi->br == DBTP_BR_CALL && bi->ind)) {
-		struct fe_target *e =
-		    &p->tg[(bi->br_pc ^ bi->br_pc >> 12) % DBTP_CYCLES_FE_TARGETS];
+		struct fe_target *e = &p->tg[(bi->br_pc ^ bi->br_pc >> 12) %
+					     DBTP_CYCLES_FE_TARGETS];
 
 		if (e->pc != bi->br_pc + 1 || e->target != next)
 			fe += DBTP_CYCLES_FE_INDIRECT;
@@ -1242,6 +1246,9 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 	     (p->seq + bi->ninsns <= lo || p->seq >= hi || hi < lo)) ||
 	    (c->o.keep && !bi->nin)) {
 		/* outside the window or the region */
+		if (p->tg && has_next)
+			front_end(p, bi, next, UINT64_MAX);
+		p->fe = 0;
 		p->seq += bi->ninsns;
 		p->has_pend = 0;
 		p->nmems = 0;
