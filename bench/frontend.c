@@ -23,11 +23,15 @@
 #include <time.h>
 
 #define UNROLL 50
+#define STR(x) #x
+#define XSTR(x) STR(x)
+/* @body UNROLL times, looped over %0 times */
+#define LOOP(body)                                                             \
+	"1:\n.rept " XSTR(UNROLL) "\n" body "\n.endr\ndec %0\njnz 1b\n"
 #define PATTERN(name, body)                                                    \
 	__attribute__((noinline)) static void name(long it)                    \
 	{                                                                      \
-		__asm__ volatile("1:\n.rept 50\n" body "\n.endr\n"             \
-				 "dec %0\njnz 1b\n"                            \
+		__asm__ volatile(LOOP(body)                                    \
 				 : "+r"(it)                                    \
 				 :                                             \
 				 : "rax", "rcx", "rsi", "rdi", "r8", "r9",     \
@@ -67,12 +71,12 @@ static const unsigned char pat_one[16],
 
 static void ind_one(long it)
 {
-	ind_table(it * 50, pat_one);
+	ind_table(it * UNROLL, pat_one);
 }
 
 static void ind_four(long it)
 {
-	ind_table(it * 50, pat_four);
+	ind_table(it * UNROLL, pat_four);
 }
 
 static const struct {

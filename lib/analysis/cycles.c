@@ -1194,19 +1194,18 @@ static void front_end(struct pipe *p, const struct binfo *bi, uint64_t next,
 	const struct insn *li = bi->ninsns ? &bi->ins[bi->ninsns - 1] : NULL;
 	/* (a rep string's next element is no branch) */
 	int taken = next != bi->end && !(li && li->rep && next == bi->br_pc);
-	uint64_t fe = bd + 1;
+	int changed = 0;
 
 	if (bi->br == DBTP_BR_IND || (bi->br == DBTP_BR_CALL && bi->ind)) {
 		struct fe_target *e = &p->tg[(bi->br_pc ^ bi->br_pc >> 12) %
 					     DBTP_CYCLES_FE_TARGETS];
 
-		if (e->pc != bi->br_pc + 1 || e->target != next)
-			fe += DBTP_CYCLES_FE_INDIRECT;
+		changed = e->pc != bi->br_pc + 1 || e->target != next;
 		e->pc = bi->br_pc + 1;
 		e->target = next;
 	}
 	if (taken && bd != UINT64_MAX)
-		p->fe = fe;
+		p->fe = bd + 1 + (changed ? DBTP_CYCLES_FE_INDIRECT : 0);
 }
 
 /*
@@ -1303,7 +1302,7 @@ static void run_block(dbtp_cycles *c, struct pipe *p, int has_next,
 		done = step(c, p, in, ft, m, nm, &frontier,
 			    c->o.on_insn ? &ci : NULL);
 		if (i + 1 == bi->ninsns)
-			bd = p->d;
+			bd = p->d; /* before a misprediction moves it */
 		if (miss && last && i + 1 == bi->ninsns &&
 		    done + c->penalty > p->d) {
 			/* the front end restarts once the branch has
