@@ -40,6 +40,9 @@ static const char usage_text[] =
     "      --mcpu CPU       LLVM CPU model (default native: this host's);\n"
     "                       e.g. skylake, icelake-server, znver3 (x86-64),\n"
     "                       cortex-a57, neoverse-n1 (AArch64)\n"
+    "      --llvm VERSION   the LLVM whose models and tools to use (16:\n"
+    "                       llvm-mca-16); default $DBTPROF_LLVM, else 14\n"
+    "                       if installed, else the newest installed\n"
     "      --alias MODE     how loads are ordered after stores: addr (by\n"
     "                       the recorded addresses; default), none (never),\n"
     "                       all (after every older store)\n"
@@ -853,6 +856,7 @@ int cmd_cycles(int argc, char **argv)
 {
 	enum {
 		O_MCPU = 256,
+		O_LLVM,
 		O_ALIAS,
 		O_CDIR,
 		O_NOCACHE,
@@ -868,6 +872,7 @@ int cmd_cycles(int argc, char **argv)
 	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
+	    {"llvm", required_argument, NULL, O_LLVM},
 	    {"alias", required_argument, NULL, O_ALIAS},
 	    {"top", required_argument, NULL, 'n'},
 	    {"cache-dir", required_argument, NULL, O_CDIR},
@@ -905,6 +910,9 @@ int cmd_cycles(int argc, char **argv)
 		switch (c) {
 		case O_MCPU:
 			to.cpu = optarg;
+			break;
+		case O_LLVM:
+			to.llvm = optarg;
 			break;
 		case O_ALIAS:
 			if (!strcmp(optarg, "addr"))

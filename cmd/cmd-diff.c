@@ -36,6 +36,7 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "      --mcpu CPU       LLVM CPU model (default native)\n"
+    "      --llvm VERSION   the LLVM to use (see cycles)\n"
     "      --alias MODE     addr (default), none or all (see cycles)\n"
     "  -n, --top N          functions to list (default 10)\n"
     "      --cache-dir DIR  timing-table cache directory\n"
@@ -357,6 +358,7 @@ int cmd_diff(int argc, char **argv)
 {
 	enum {
 		O_MCPU = 256,
+		O_LLVM,
 		O_ALIAS,
 		O_CDIR,
 		O_NOCACHE,
@@ -364,6 +366,7 @@ int cmd_diff(int argc, char **argv)
 	};
 	static const struct option opts[] = {
 	    {"mcpu", required_argument, NULL, O_MCPU},
+	    {"llvm", required_argument, NULL, O_LLVM},
 	    {"alias", required_argument, NULL, O_ALIAS},
 	    {"top", required_argument, NULL, 'n'},
 	    {"cache-dir", required_argument, NULL, O_CDIR},
@@ -391,6 +394,9 @@ int cmd_diff(int argc, char **argv)
 		switch (c) {
 		case O_MCPU:
 			d.to.cpu = optarg;
+			break;
+		case O_LLVM:
+			d.to.llvm = optarg;
 			break;
 		case O_ALIAS:
 			if (!strcmp(optarg, "addr"))

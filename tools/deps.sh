@@ -7,7 +7,7 @@
 set -eu
 PKGS="make gcc libc6-dev pkg-config libzstd-dev libcapstone-dev qemu-user
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross jq valgrind clang
-libclang-rt-14-dev llvm-14 xz-utils lua5.1 lua5.2 lua5.3 lua5.4 sqlite3 pigz time strace procps"
+libclang-rt-14-dev llvm-14 llvm-16 xz-utils lua5.1 lua5.2 lua5.3 lua5.4 sqlite3 pigz time strace procps"
 [ "${1:-}" = bench ] && PKGS="$PKGS clang-13 clang-15 clang-16"
 missing=
 for p in $PKGS; do

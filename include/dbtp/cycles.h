@@ -109,14 +109,18 @@ struct dbtp_cpu_params {
  * @cache_dir: directory of cached tables; NULL: $DBTPROF_CACHE_DIR, else
  *             $XDG_CACHE_HOME/dbtprof, else ~/.cache/dbtprof.
  * @no_cache: neither read nor write the cache.
- * @llvm_mc, @llvm_mca: the tools; NULL: llvm-mc-14 and llvm-mca-14 from
- *             PATH.
+ * @llvm: the LLVM whose models to use, as the suffix of its tools ("16":
+ *             llvm-mc-16, llvm-mca-16); NULL: $DBTPROF_LLVM, else 14 when
+ *             llvm-mca-14 is on PATH, else the newest llvm-mca-N there,
+ *             else plain llvm-mc and llvm-mca.
+ * @llvm_mc, @llvm_mca: the tools themselves, over @llvm; NULL: from it.
  */
 struct dbtp_timing_opts {
 	const char *cpu;
 	enum dbtp_arch arch;
 	const char *cache_dir;
 	int no_cache;
+	const char *llvm;
 	const char *llvm_mc, *llvm_mca;
 };
 

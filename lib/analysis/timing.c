@@ -221,8 +221,9 @@ static int run_tool(char *const argv[], const char *in, const char *out,
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)
 		return dbtp_err_set(err, rc,
-				    "cannot run %s: %s (install "
-				    "Debian's llvm-14: make deps)",
+				    "cannot run %s: %s (Debian's llvm-N "
+				    "packages have it; make deps installs "
+				    "llvm-14)",
 				    argv[0], strerror(rc));
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
@@ -230,8 +231,8 @@ static int run_tool(char *const argv[], const char *in, const char *out,
 					    strerror(errno));
 	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 127)
 		return dbtp_err_set(err, ENOENT,
-				    "cannot run %s (install Debian's llvm-14: "
-				    "make deps)",
+				    "cannot run %s (Debian's llvm-N packages "
+				    "have it; make deps installs llvm-14)",
 				    argv[0]);
 	return 0;
 }
@@ -991,12 +992,70 @@ static int valid_cpu_name(const char *s)
 	return 1;
 }
 
+/* Is @name an executable file in a directory of $PATH? */
+static int on_path(const char *name)
+{
+	const char *p = getenv("PATH");
+	char buf[4096];
+
+	for (p = p ? p : "/usr/bin:/bin";; p++) {
+		size_t l = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(l ? l : 1),
+			 l ? p : ".", name);
+		if (!access(buf, X_OK))
+			return 1;
+		p += l;
+		if (!*p)
+			return 0;
+	}
+}
+
+/*
+ * The suffix of the LLVM tools into @buf: @want, else $DBTPROF_LLVM, else
+ * "-14" when llvm-mca-14 is installed (the version the tests and results
+ * use), else the newest llvm-mca-N on PATH, else "" (plain llvm-mca).
+ */
+static int llvm_suffix(const char *want, char *buf, size_t n, dbtp_err *err)
+{
+	const char *env = getenv("DBTPROF_LLVM");
+	char name[32];
+	int v;
+
+	if (!want && env && *env)
+		want = env;
+	if (want) {
+		size_t l = strspn(want, "0123456789");
+
+		if (!l || l > 3 || want[l])
+			return dbtp_err_set(err, EINVAL,
+					    "'%.40s' is not an LLVM version "
+					    "(a number such as 14 or 16)",
+					    want);
+		snprintf(buf, n, "-%s", want);
+		return 0;
+	}
+	if (on_path("llvm-mca-14")) {
+		snprintf(buf, n, "-14");
+		return 0;
+	}
+	for (v = 99; v >= 10; v--) {
+		snprintf(name, sizeof(name), "llvm-mca-%d", v);
+		if (on_path(name)) {
+			snprintf(buf, n, "-%d", v);
+			return 0;
+		}
+	}
+	buf[0] = 0;
+	return 0;
+}
+
 int dbtp_timing_open(dbtp_timing **out, const struct dbtp_timing_opts *o,
 		     dbtp_err *err)
 {
 	dbtp_timing *t;
 	const char *cpu = o->cpu ? o->cpu : "native";
-	char host[64] = "";
+	char host[64] = "", sfx[8], mc[24], mca[24];
 
 	*out = NULL;
 	if (o->arch != DBTP_ARCH_X86_64 && o->arch != DBTP_ARCH_AARCH64)
@@ -1006,6 +1065,10 @@ int dbtp_timing_open(dbtp_timing **out, const struct dbtp_timing_opts *o,
 	if (!valid_cpu_name(cpu))
 		return dbtp_err_set(err, EINVAL, "'%.60s' is not a CPU name",
 				    cpu);
+	if (llvm_suffix(o->llvm, sfx, sizeof(sfx), err))
+		return -1;
+	snprintf(mc, sizeof(mc), "llvm-mc%s", sfx);
+	snprintf(mca, sizeof(mca), "llvm-mca%s", sfx);
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return nomem(err);
@@ -1014,8 +1077,8 @@ int dbtp_timing_open(dbtp_timing **out, const struct dbtp_timing_opts *o,
 	snprintf(t->triple, sizeof(t->triple), "%s",
 		 o->arch == DBTP_ARCH_AARCH64 ? "aarch64-unknown-linux-gnu"
 					      : "x86_64-unknown-linux-gnu");
-	t->mc = strdup(o->llvm_mc ? o->llvm_mc : "llvm-mc-14");
-	t->mca = strdup(o->llvm_mca ? o->llvm_mca : "llvm-mca-14");
+	t->mc = strdup(o->llvm_mc ? o->llvm_mc : mc);
+	t->mca = strdup(o->llvm_mca ? o->llvm_mca : mca);
 	if (!t->mc || !t->mca) {
 		dbtp_timing_free(t);
 		return nomem(err);

@@ -92,8 +92,14 @@ K=(
 } >"$T/k.S"
 gcc -nostdlib -static -no-pie -o "$T/k" "$T/k.S"
 "$DBTPROF" record -q --cpu max -m mem -o "$T/k.trace" -- "$T/k"
-for cpu in skylake znver3; do
-	"$DBTPROF" cycles --json --top 100 --mcpu $cpu "$T/k.trace" >"$T/k.json"
+# LLVM 16 (--llvm) knows this Zen 4 as znver4, which LLVM 14 has not.
+for lc in 14:skylake 14:znver3 16:znver4; do
+	cpu=${lc#*:}
+	MCA=llvm-mca-${lc%%:*}
+	"$DBTPROF" cycles --json --top 100 --llvm ${lc%%:*} --mcpu $cpu \
+		"$T/k.trace" >"$T/k.json"
+	eq "$lc: model's LLVM" "$cpu ${lc%%:*}." "$(jq -r '"\(.cpu) \(.llvm)"' \
+		"$T/k.json" | cut -d. -f1)."
 	for k in "${K[@]}"; do
 		n=${k%%|*}
 		{
@@ -104,9 +110,16 @@ for cpu in skylake znver3; do
 			awk '/^Total Cycles:/ {print $3 / 1000}')
 		got=$(jq -r ".blocks[] | select(.where == \"k_$n+0x0\") |
 			.cycles / .executions" "$T/k.json")
-		within "$cpu $n per iteration vs llvm-mca" "$got" "$ref" 5
+		within "$lc $n per iteration vs llvm-mca" "$got" "$ref" 5
 	done
 done
+MCA=llvm-mca-14
+# The default LLVM is 14 (installed); DBTPROF_LLVM and --llvm pick another.
+eq "default LLVM" "14" "$(cy "$T/k.trace" .llvm --mcpu znver3 | cut -d. -f1)"
+eq "DBTPROF_LLVM" "16" "$(DBTPROF_LLVM=16 cy "$T/k.trace" .llvm \
+	--mcpu znver3 | cut -d. -f1)"
+eq "--llvm over DBTPROF_LLVM" "14" "$(DBTPROF_LLVM=16 cy "$T/k.trace" .llvm \
+	--llvm 14 --mcpu znver3 | cut -d. -f1)"
 
 # The front end (--front-end): one taken branch a cycle, and
 # DBTP_CYCLES_FE_INDIRECT (2) cycles more after an indirect jump to
@@ -326,6 +339,11 @@ eq "bad cpu message" "dbtprof: CPU 'nosuchcpu' is not one LLVM 14.0.6 knows for 
 	"$("$DBTPROF" cycles --mcpu nosuchcpu "$T/m.trace" 2>&1 || true)"
 contains "x86 cpu for aarch64" "is not one LLVM" \
 	"$("$DBTPROF" cycles --mcpu skylake "$T/a.trace" 2>&1 || true)"
+eq "bad LLVM version" "dbtprof: '1x' is not an LLVM version (a number such as 14 or 16)" \
+	"$("$DBTPROF" cycles --llvm 1x "$T/m.trace" 2>&1 || true)"
+contains "LLVM not installed" "cannot run llvm-mca-99" \
+	"$("$DBTPROF" diff --llvm 99 "$T/m.trace" "$T/m.trace" 2>&1 || true)"
+eq "LLVM not installed: status" 1 "$(status "$DBTPROF" cycles --llvm 99 "$T/m.trace")"
 eq "bad alias" 2 "$(status "$DBTPROF" cycles --alias maybe "$T/m.trace")"
 eq "no trace" 2 "$(status "$DBTPROF" cycles)"
 eq "missing trace" 1 "$(status "$DBTPROF" cycles --mcpu skylake "$T/none.trace")"
