@@ -2,10 +2,12 @@
  * bench/frontend.c - what this x86-64 machine's core does per cycle on
  * patterns that LLVM's scheduling models (and so `dbtprof cycles`) do not
  * describe: the clock, from a chain of dependent adds (one a cycle on
- * every x86-64 core of the last decade), and the cost of taken branches
- * and of an interpreter's dispatch.  A stand-in for hardware cycle
- * counters where a machine has none (bench/RESULTS.md, "Lua under the
- * model against a calibrated clock").
+ * every x86-64 core of the last decade), the cost of taken branches and
+ * of an interpreter's dispatch, and which loads of a value just stored
+ * the core serves without waiting for the store (memory renaming).  A
+ * stand-in for hardware cycle counters where a machine has none
+ * (bench/RESULTS.md, "Lua under the model against a calibrated clock",
+ * "Memory renaming as a Zen 4 does it").
  *
  *   cc -O2 bench/frontend.c -o frontend && taskset -c 1 ./frontend [REPS]
  *
@@ -26,17 +28,19 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 /* @body UNROLL times, looped over %0 times */
-#define LOOP(body)                                                             \
-	"1:\n.rept " XSTR(UNROLL) "\n" body "\n.endr\ndec %0\njnz 1b\n"
-#define PATTERN(name, body)                                                    \
+#define LOOP(setup, body)                                                      \
+	setup "1:\n.rept " XSTR(UNROLL) "\n" body "\n.endr\ndec %0\njnz 1b\n"
+/* @setup once, then @body */
+#define PATTERN_AFTER(name, setup, body)                                       \
 	__attribute__((noinline)) static void name(long it)                    \
 	{                                                                      \
-		__asm__ volatile(LOOP(body)                                    \
+		__asm__ volatile(LOOP(setup, body)                             \
 				 : "+r"(it)                                    \
 				 :                                             \
-				 : "rax", "rcx", "rsi", "rdi", "r8", "r9",     \
-				   "memory", "cc");                            \
+				 : "rax", "rcx", "rdx", "rsi", "rdi", "r8",    \
+				   "r9", "memory", "cc");                      \
 	}
+#define PATTERN(name, body) PATTERN_AFTER(name, "", body)
 #define MOVS "mov $1, %%esi\nmov $2, %%edi\nmov $3, %%r8d\nmov $4, %%r9d\n"
 
 PATTERN(add_chain, "add $1, %%rax")
@@ -48,6 +52,38 @@ PATTERN(jmp_indirect, "lea 2f(%%rip), %%rcx\njmp *%%rcx\nint3\n2:")
 PATTERN(mov3_jmp_indirect, "lea 2f(%%rip), %%rcx\nmov $2, %%edi\n"
 			   "mov $3, %%r8d\nmov $4, %%r9d\njmp *%%rcx\nint3\n2:")
 PATTERN(call_ret, "call 3f\njmp 2f\n3: ret\n2:")
+
+/*
+ * Memory renaming: a value stored and loaded back, on a chain through
+ * %rax with one add (a cycle if the load takes the stored register, the
+ * store-to-load forwarding latency more if it does not), the store and
+ * the load written in different ways; %rdi points at fe_buf unless the
+ * pattern says otherwise.
+ */
+long fe_buf[4];
+#define BUF "lea fe_buf(%%rip), %%rdi\n"
+#define ADD "add $1, %%rax\n"
+#define MEM(name, setup, body) PATTERN_AFTER(name, BUF setup, body ADD)
+MEM(st_ld, "", "mov %%rax, (%%rdi)\nmov (%%rdi), %%rax\n")
+MEM(st_ld_32, "", "mov %%eax, (%%rdi)\nmov (%%rdi), %%eax\n")
+MEM(st_ld_64_32, "", "mov %%rax, 8(%%rdi)\nmov 8(%%rdi), %%eax\n")
+MEM(st_ld_index, "xor %%ecx, %%ecx\n",
+    "mov %%rax, (%%rdi,%%rcx,8)\nmov (%%rdi,%%rcx,8), %%rax\n")
+MEM(st_ld_rsp, "", "mov %%rax, -8(%%rsp)\nmov -8(%%rsp), %%rax\n")
+MEM(push_pop, "", "push %%rax\npop %%rax\n")
+MEM(st_ld_lea_before, "", BUF "mov %%rax, (%%rdi)\nmov (%%rdi), %%rax\n")
+MEM(st_ld_rip, "", "mov %%rax, fe_buf(%%rip)\nmov fe_buf(%%rip), %%rax\n")
+MEM(st_ld_other_reg, "lea fe_buf(%%rip), %%rsi\n",
+    "mov %%rax, (%%rdi)\nmov (%%rsi), %%rax\n")
+MEM(st_ld_other_disp, "lea 8+fe_buf(%%rip), %%rsi\n",
+    "mov %%rax, 8(%%rdi)\nmov (%%rsi), %%rax\n")
+MEM(st_ld_base_written, "",
+    "mov %%rax, (%%rdi)\nadd $0, %%rdi\nmov (%%rdi), %%rax\n")
+MEM(st_loadop, "", "mov %%rax, (%%rdi)\nadd (%%rdi), %%rax\n")
+MEM(st_movsxd, "", "mov %%eax, (%%rdi)\nmovslq (%%rdi), %%rax\n")
+MEM(st_ld_byte, "", "mov %%al, (%%rdi)\nmovzbl (%%rdi), %%eax\n")
+PATTERN(push3_pop3, "push %%rax\npush %%rcx\npush %%rdx\npop %%rdx\n"
+		    "pop %%rcx\npop %%rax")
 
 /*
  * One indirect jump through a table of four targets, each a block that
@@ -93,6 +129,21 @@ static const struct {
     {"call_ret", call_ret},
     {"dispatch_one_target", ind_one},
     {"dispatch_four_targets", ind_four},
+    {"st_ld", st_ld},
+    {"st_ld_32", st_ld_32},
+    {"st_ld_64_32", st_ld_64_32},
+    {"st_ld_index", st_ld_index},
+    {"st_ld_rsp", st_ld_rsp},
+    {"push_pop", push_pop},
+    {"st_ld_lea_before", st_ld_lea_before},
+    {"st_ld_rip", st_ld_rip},
+    {"st_ld_other_reg", st_ld_other_reg},
+    {"st_ld_other_disp", st_ld_other_disp},
+    {"st_ld_base_written", st_ld_base_written},
+    {"st_loadop", st_loadop},
+    {"st_movsxd", st_movsxd},
+    {"st_ld_byte", st_ld_byte},
+    {"push3_pop3", push3_pop3},
 };
 #define NPAT (sizeof patterns / sizeof patterns[0])
 

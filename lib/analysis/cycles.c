@@ -45,6 +45,21 @@
 #define NREGS 256
 #define MAX_RW 12
 
+/*
+ * Memory renaming (opts.memren), as measured on a Zen 4 (bench/frontend.c):
+ * a store's data operand is mirrored for a later load written the same way
+ * (base, index, scale and displacement) whose registers have not been
+ * written since, or for any stack-pointer-based load of the same address
+ * (push, pop and rsp-relative moves: the stack engine follows rsp).
+ */
+#define REN_OP 1 /* its one memory operand can be mirrored */
+#define REN_LD 2 /* and its load takes a mirrored value (mov, pop) */
+
+struct mexpr {
+	int32_t disp;
+	uint8_t base, index, scale; /* mapped registers (0: none) */
+};
+
 struct insn {
 	uint32_t form;
 	uint16_t addr;	/* bit k: r[k] forms an address */
@@ -52,9 +67,10 @@ struct insn {
 	uint8_t nr, nw, nmem;
 	uint8_t out;  /* outside the region (opts.keep) */
 	uint8_t call; /* a call (for opts.mca_compat) */
-	uint8_t ren;  /* its one memory operand can be renamed (opts.memren) */
+	uint8_t ren;  /* REN_* (opts.memren) */
 	uint8_t rep;  /* a rep string instruction: bytes per element */
 	uint8_t r[MAX_RW], w[MAX_RW];
+	struct mexpr m; /* its one memory operand, if ren */
 };
 
 struct binfo {
@@ -75,7 +91,9 @@ struct store {
 	uint64_t gran, addr, done;
 	uint64_t issue; /* its data was ready (opts.memren) */
 	uint32_t size;
-	uint8_t ren; /* made by an insn.ren instruction */
+	uint8_t ren;	     /* made by an insn.ren instruction */
+	struct mexpr m;	     /* and its operand */
+	uint32_t vbase, vix; /* versions of its registers */
 };
 
 struct fe_target {
@@ -100,6 +118,7 @@ struct pipe {
 	uint64_t sd;
 	unsigned waiting;
 	uint64_t reg[NREGS];
+	uint32_t regver[NREGS]; /* writes of each register (opts.memren) */
 	/* busy cycles: word w of resource r at bits[w * nres + r], so that
 	 * the resources' words of one 64-cycle stretch share cache lines
 	 * (one array of HWORDS words a resource put them all 8 KiB apart,
@@ -340,17 +359,28 @@ static unsigned x86_mems(const cs_insn *ci)
 }
 
 /*
- * Whether the x86 instruction's only memory access is an explicit operand
- * [base + index + displacement] (not absolute, not rip-relative) of 4 or
- * 8 bytes moving general-purpose data: what memory renaming can forward
- * (opts.memren).
+ * What memory renaming (opts.memren) can do with the x86 instruction, and
+ * its memory operand into @e: REN_OP if its only memory access is an
+ * explicit operand [base + index + displacement] (not absolute, not
+ * rip-relative) of 4 or 8 bytes moving general-purpose data, or the stack
+ * slot of a push or pop of a register; REN_LD as well if that access is a
+ * plain load into a register (mov, pop).  A Zen 4 mirrors neither a
+ * load-op's operand nor a sign-extending or 1- or 2-byte load.
  */
-static int x86_renamable_operand(const dbtp_cycles *c, const cs_insn *ci)
+static uint8_t x86_renaming(const dbtp_cycles *c, const cs_insn *ci,
+			    struct mexpr *e)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	const char *m = ci->mnemonic;
-	int n = 0, ok = 0;
+	int n = 0, ok = 0, load = 0;
 
+	if (!strcmp(m, "push") || !strcmp(m, "pop")) {
+		if (x->op_count != 1 || x->operands[0].type != X86_OP_REG ||
+		    x->operands[0].size != 8)
+			return 0;
+		*e = (struct mexpr){.base = c->sp};
+		return m[1] == 'o' ? REN_OP | REN_LD : REN_OP;
+	}
 	if (stack_op(m))
 		return 0;
 	for (int i = 0; i < x->op_count; i++) {
@@ -370,9 +400,21 @@ static int x86_renamable_operand(const dbtp_cycles *c, const cs_insn *ci)
 		ok = op->mem.base != X86_REG_INVALID &&
 		     op->mem.base != X86_REG_RIP &&
 		     op->mem.segment == X86_REG_INVALID &&
-		     (op->size == 4 || op->size == 8);
+		     (op->size == 4 || op->size == 8) &&
+		     op->mem.disp >= INT32_MIN && op->mem.disp <= INT32_MAX;
+		if (!ok)
+			break;
+		load = (op->access & CS_AC_READ) && !strcmp(m, "mov");
+		e->base = c->regmap[op->mem.base];
+		e->index = op->mem.index < sizeof(c->regmap)
+			       ? c->regmap[op->mem.index]
+			       : 0;
+		e->scale = (uint8_t)(e->index ? op->mem.scale : 0);
+		e->disp = (int32_t)op->mem.disp;
 	}
-	return n == 1 && ok;
+	if (n != 1 || !ok)
+		return 0;
+	return load ? REN_OP | REN_LD : REN_OP;
 }
 
 /* Bytes a string instruction moves, compares or stores per element. */
@@ -568,8 +610,8 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 		in->nmem =
 		    (uint8_t)(c->arch == DBTP_ARCH_X86_64 ? x86_mems(c->ci)
 							  : a64_mems(c->ci));
-		in->ren = (uint8_t)(c->arch == DBTP_ARCH_X86_64 &&
-				    x86_renamable_operand(c, c->ci));
+		if (c->arch == DBTP_ARCH_X86_64)
+			in->ren = x86_renaming(c, c->ci, &in->m);
 		if (c->arch == DBTP_ARCH_X86_64 &&
 		    dbtp_x86_is_rep_string(b->bytes + off - b->sizes[i],
 					   b->sizes[i]))
@@ -947,21 +989,34 @@ static uint64_t load_after(const struct pipe *p, uint64_t a, uint32_t n)
 }
 
 /*
- * The store a renamed load takes its value from: the latest store of the
- * same bytes, made through a renamable operand (NULL: none).
+ * The store a renamed load of @in takes its value from: the latest store
+ * to the address, of at least the bytes loaded, made through a renamable
+ * operand written as the load's (REN_* above) whose registers have not
+ * been written since, or any such store if both address the stack by its
+ * pointer (NULL: none).
  */
-static const struct store *store_same(const struct pipe *p, uint64_t a,
+static const struct store *store_same(const dbtp_cycles *c,
+				      const struct pipe *p,
+				      const struct insn *in, uint64_t a,
 				      uint32_t n)
 {
 	const struct store *s = &p->st[(a >> 3) % STORES];
+	const struct mexpr *x = &s->m, *y = &in->m;
 
-	return s->gran == (a >> 3) + 1 && s->addr == a && s->size == n && s->ren
+	if (s->gran != (a >> 3) + 1 || s->addr != a || n > s->size || !s->ren)
+		return NULL;
+	if (x->base == c->sp && y->base == c->sp)
+		return s;
+	return x->base == y->base && x->index == y->index &&
+		       x->scale == y->scale && x->disp == y->disp &&
+		       s->vbase == p->regver[y->base] &&
+		       s->vix == p->regver[y->index]
 		   ? s
 		   : NULL;
 }
 
-static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done,
-		     uint64_t issue, int ren)
+static void store_at(struct pipe *p, const struct insn *in, uint64_t a,
+		     uint32_t n, uint64_t done, uint64_t issue)
 {
 	if (!n)
 		n = 1;
@@ -974,7 +1029,10 @@ static void store_at(struct pipe *p, uint64_t a, uint32_t n, uint64_t done,
 		s->size = n;
 		s->done = done;
 		s->issue = issue;
-		s->ren = (uint8_t)ren;
+		s->ren = in->ren & REN_OP;
+		s->m = in->m;
+		s->vbase = p->regver[in->m.base];
+		s->vix = p->regver[in->m.index];
 	}
 }
 
@@ -1073,9 +1131,9 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 		}
 		p->c.loads++;
 		nld++;
-		if (c->o.memren && in->ren) {
-			const struct store *s =
-			    store_same(p, m[k].addr, m[k].size ? m[k].size : 1);
+		if (c->o.memren && (in->ren & REN_LD)) {
+			const struct store *s = store_same(
+			    c, p, in, m[k].addr, m[k].size ? m[k].size : 1);
 
 			if (s) {
 				/* forwarded by renaming: no wait, no
@@ -1113,14 +1171,15 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	}
 	/* an address register written back (push, pop, call, ret, pre- and
 	 * post-indexed addressing) is an add: ready the next cycle */
-	for (unsigned k = 0; k < in->nw; k++)
+	for (unsigned k = 0; k < in->nw; k++) {
 		p->reg[in->w[k]] =
 		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : done;
+		p->regver[in->w[k]]++;
+	}
 	for (unsigned k = 0; k < nm; k++)
 		if (m[k].store) {
 			if (c->o.alias == DBTP_ALIAS_ADDR || c->o.memren)
-				store_at(p, m[k].addr, m[k].size, done, t,
-					 in->ren);
+				store_at(p, in, m[k].addr, m[k].size, done, t);
 			p->store_max = max64(p->store_max, done);
 		}
 	/* llvm-mca 14 gives a call 100 cycles to execute (not to its

@@ -106,6 +106,7 @@ static dbtp_timing *table(unsigned dispatch, uint64_t mov_ports)
 struct mem {
 	uint64_t addr;
 	int store;
+	unsigned size; /* 0: 8 */
 };
 
 /* One execution of a block of @n instructions from @seq (cycled through
@@ -141,7 +142,7 @@ static void exec(dbtp_cycles *c, uint32_t id, const struct enc *seq,
 		me.type = DBTP_EV_MEM;
 		me.block = &b;
 		me.addr = m[i].addr;
-		me.size = 8;
+		me.size = m[i].size ? m[i].size : 8;
 		me.mem_flags = m[i].store ? DBTP_ACCESS_STORE : 0;
 		CHECK(!dbtp_cycles_event(c, NULL, &me, &err));
 	}
@@ -277,9 +278,9 @@ static void test_bounds(void)
 static void test_alias(void)
 {
 	static const struct enc s[] = {E(IMUL_RCX), E(STORE), E(LOAD)};
-	static const struct mem same[] = {{0x5000, 1}, {0x5000, 0}};
-	static const struct mem other[] = {{0x5000, 1}, {0x5040, 0}};
-	static const struct mem part[] = {{0x5000, 1}, {0x5004, 0}};
+	static const struct mem same[] = {{0x5000, 1, 0}, {0x5000, 0, 0}};
+	static const struct mem other[] = {{0x5000, 1, 0}, {0x5040, 0, 0}};
+	static const struct mem part[] = {{0x5000, 1, 0}, {0x5004, 0, 0}};
 	dbtp_timing *t = table(6, BIT(P0));
 	struct {
 		enum dbtp_alias a;
@@ -657,44 +658,93 @@ static void test_bp_penalties(void)
 
 /*
  * imul rcx,rcx (port 1, latency 3); mov [rdi],rcx (port 4, latency 1);
- * mov rax,[rsi] (latency 5, the CPU's load latency 5), all dispatched at
+ * a load of rax (latency 5, the CPU's load latency 5), all dispatched at
  * 0.  imul issues at 1, executes until 4, retires at 5; the store waits
  * for rcx: issues at 4, done at 5, retires at 6.
- *  - Load of the stored bytes, addresses ordered: it waits for the store
- *    (5), executes until 10, retires at 11: 12 cycles.
+ *  - mov rax,[rdi] of the stored bytes, addresses ordered: it waits for
+ *    the store (5), executes until 10, retires at 11: 12 cycles.
  *  - The same with renaming: it issues at 1 and has the value when the
  *    store's data was ready (4; a plain load adds nothing): retires at
- *    max(5, 6) = 6: 7 cycles, one load renamed, none ordered.
+ *    max(5, 6) = 6: 7 cycles, one load renamed, none ordered.  So does a
+ *    4-byte load (mov eax,[rdi]) of the 8 stored bytes.
  *  - Renaming, but a load of other bytes: issues at 1, done at 6, retires
  *    at 7: 8 cycles, nothing renamed.
+ *  - Not renamed, ordered as without renaming (12 cycles): the same bytes
+ *    through another register (mov rax,[rsi]); through rdi after mov
+ *    edi,1 wrote it (done at 2; the load still waits for the store); a
+ *    load-op (add rax,[rdi], latency 6: done at 11, 13 cycles).
+ *  - push rcx; pop rax: the push issues at 4 (rcx), done at 5, and rsp
+ *    is ready at 5; the pop issues at 5 and, renamed, is done at 6
+ *    (max(5 + 1, 4)): retires at 7, 8 cycles; 12 without renaming.  So
+ *    does mov rax,[rsp] (the stack pointer's loads need not be written as
+ *    its stores).
  */
+static const uint8_t LOAD_RDI[] = {0x48, 0x8b, 0x07}; /* mov rax,[rdi] */
+static const uint8_t LOAD32[] = {0x8b, 0x07};	      /* mov eax,[rdi] */
+static const uint8_t ADD_LOAD[] = {0x48, 0x03, 0x07}; /* add rax,[rdi] */
+static const uint8_t MOV_EDI[] = {0xbf, 1, 0, 0, 0};  /* mov edi, 1 */
+static const uint8_t PUSH_RCX[] = {0x51};
+static const uint8_t POP_RAX[] = {0x58};
+static const uint8_t LOAD_RSP[] = {0x48, 0x8b, 0x04, 0x24}; /* mov rax,[rsp] */
+
 static void test_memren(void)
 {
-	static const struct enc s3[] = {E(IMUL_RCX), E(STORE), E(LOAD)};
+	static const struct enc st[] = {E(IMUL_RCX), E(STORE), E(LOAD_RDI)},
+				st32[] = {E(IMUL_RCX), E(STORE), E(LOAD32)},
+				rsi[] = {E(IMUL_RCX), E(STORE), E(LOAD)},
+				moved[] = {E(IMUL_RCX), E(STORE), E(MOV_EDI),
+					   E(LOAD_RDI)},
+				loadop[] = {E(IMUL_RCX), E(STORE), E(ADD_LOAD)},
+				pp[] = {E(IMUL_RCX), E(PUSH_RCX), E(POP_RAX)},
+				prsp[] = {E(IMUL_RCX), E(PUSH_RCX),
+					  E(LOAD_RSP)};
 	struct dbtp_cpu_params p;
 	dbtp_timing *t = NULL;
 	dbtp_err err = {0};
 	static const struct {
+		const struct enc *seq;
+		unsigned n;
 		int memren;
-		uint64_t load_addr, cycles, renamed, deps;
+		uint64_t load_addr;
+		unsigned load_size;
+		uint64_t cycles, renamed, deps;
 	} cases[] = {
-	    {0, 0x1000, 12, 0, 1}, {1, 0x1000, 7, 1, 0}, {1, 0x2000, 8, 0, 0}};
+	    {st, 3, 0, 0x1000, 8, 12, 0, 1},
+	    {st, 3, 1, 0x1000, 8, 7, 1, 0},
+	    {st32, 3, 1, 0x1000, 4, 7, 1, 0},
+	    {st, 3, 1, 0x2000, 8, 8, 0, 0},
+	    {rsi, 3, 1, 0x1000, 8, 12, 0, 1},
+	    {moved, 4, 1, 0x1000, 8, 12, 0, 1},
+	    {loadop, 3, 1, 0x1000, 8, 13, 0, 1},
+	    {pp, 3, 0, 0x1000, 8, 12, 0, 1},
+	    {pp, 3, 1, 0x1000, 8, 8, 1, 0},
+	    {prsp, 3, 1, 0x1000, 8, 8, 1, 0},
+	};
 
 	cpu(&p, 6);
 	p.load_latency = 5;
 	CHECK(!dbtp_timing_new(&t, DBTP_ARCH_X86_64, &p, &err));
 	set(t, IMUL_RCX, 4, 1, 3, 0, 1, BIT(P1), 1u);
 	set(t, STORE, 3, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
+	set(t, PUSH_RCX, 1, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
+	set(t, MOV_EDI, 5, 1, 1, 0, 1, BIT(P0) | BIT(P5), 1u);
+	set(t, ADD_LOAD, 3, 1, 6, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
 	set(t, LOAD, 3, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	set(t, LOAD_RDI, 3, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	set(t, LOAD32, 2, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	set(t, POP_RAX, 1, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
+	set(t, LOAD_RSP, 4, 1, 5, DBTP_FORM_LOAD, 1, BIT(P2) | BIT(P3), 1u);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct dbtp_cycles_opts o = {.alias = DBTP_ALIAS_ADDR,
 					     .memren = cases[i].memren};
-		const struct mem m[] = {{0x1000, 1}, {cases[i].load_addr, 0}};
+		const struct mem m[] = {
+		    {0x1000, 1, 0},
+		    {cases[i].load_addr, 0, cases[i].load_size}};
 		struct dbtp_cycles_counts k;
 		dbtp_cycles *c = NULL;
 
 		CHECK(!dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err));
-		exec(c, 0, s3, 3, 3, m, 2);
+		exec(c, 0, cases[i].seq, cases[i].n, cases[i].n, m, 2);
 		dbtp_cycles_total(c, &k);
 		CHECK_EQ(k.cycles, cases[i].cycles);
 		CHECK_EQ(k.renamed, cases[i].renamed);
