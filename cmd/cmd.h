@@ -65,7 +65,8 @@ enum {
 	MO_BPRED,
 	MO_MISPREDICT,
 	MO_MEMREN,
-	MO_FRONTEND
+	MO_FRONTEND,
+	MO_FULL
 };
 /* clang-format off */
 #define MODEL_LONG_OPTIONS \
@@ -74,7 +75,8 @@ enum {
 	{"branch-predictor", no_argument, NULL, MO_BPRED}, \
 	{"mispredict-penalty", required_argument, NULL, MO_MISPREDICT}, \
 	{"memory-renaming", no_argument, NULL, MO_MEMREN}, \
-	{"front-end", no_argument, NULL, MO_FRONTEND}
+	{"front-end", no_argument, NULL, MO_FRONTEND}, \
+	{"full-model", no_argument, NULL, MO_FULL}
 #define MODEL_HELP \
 	"      --cache          add a cache model: loads go through an L1D\n" \
 	"                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n" \
@@ -85,13 +87,15 @@ enum {
 	"                       dispatch resumes a penalty after the branch\n" \
 	"                       has executed (the CPU's LLVM model's, 13-14)\n" \
 	"      --mispredict-penalty N  that penalty (implies --branch-predictor)\n" \
-	"      --memory-renaming  a 4- or 8-byte integer load of the bytes an\n" \
-	"                       older store wrote takes the stored value at\n" \
+	"      --memory-renaming  a mov or pop of the bytes an older store\n" \
+	"                       wrote the same way takes the stored value at\n" \
 	"                       once (AMD Zen 2 and Zen 4; x86 only)\n" \
 	"      --front-end      add a front end: one taken branch a cycle, and\n" \
 	"                       2 cycles more after an indirect jump or call\n" \
 	"                       to another target than its last (measured on\n" \
-	"                       a Zen 4; LLVM's models have no front end)\n"
+	"                       a Zen 4; LLVM's models have no front end)\n" \
+	"      --full-model     all four: --cache --branch-predictor\n" \
+	"                       --memory-renaming --front-end\n"
 /* clang-format on */
 /**
  * model_option() - apply one of the MODEL_LONG_OPTIONS to @o.  Returns 1

@@ -366,6 +366,9 @@ int model_option(const char *cmd, int c, const char *arg,
 	case MO_FRONTEND:
 		o->front_end = 1;
 		return 1;
+	case MO_FULL:
+		o->cache = o->bpred = o->memren = o->front_end = 1;
+		return 1;
 	case MO_MISPREDICT:
 		if (sscanf(arg, "%u%n", &a, &used) != 1 || arg[used] ||
 		    arg[0] == '-' || a < 1 || a > 10000) {

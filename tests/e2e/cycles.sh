@@ -164,6 +164,13 @@ within "front end: one indirect target" "$(fe same --front-end)" 2 1
 checks=$((checks + 1))
 eq "front end off" "0 false" "$(cy "$T/fe.trace" \
 	'[.stalls.front_end, .front_end] | join(" ")' --mcpu skylake)"
+# --full-model is the four optional parts together.
+full='[.total_cycles, .cache_model, .branch_predictor, .memory_renaming, .front_end] | join(" ")'
+eq "full model" "$(cy "$T/m.trace" "$full" --mcpu znver3 --cache \
+	--branch-predictor --memory-renaming --front-end)" \
+	"$(cy "$T/m.trace" "$full" --mcpu znver3 --full-model)"
+contains "full model: all on" "true true true true" \
+	"$(cy "$T/m.trace" "$full" --mcpu znver3 --full-model)"
 
 # Windows: memops' loop alone (instructions 7 .. 7 + 4995) against
 # llvm-mca over 999 iterations of it; a timeline of two iterations of the
