@@ -67,6 +67,7 @@ struct insn {
 	uint8_t nr, nw, nmem;
 	uint8_t out;  /* outside the region (opts.keep) */
 	uint8_t call; /* a call (for opts.mca_compat) */
+	uint8_t stk;  /* x86 push, pop, call or ret (opts.front_end) */
 	uint8_t ren;  /* REN_* (opts.memren) */
 	uint8_t rep;  /* a rep string instruction: bytes per element */
 	uint8_t r[MAX_RW], w[MAX_RW];
@@ -119,6 +120,8 @@ struct pipe {
 	unsigned waiting;
 	uint64_t reg[NREGS];
 	uint32_t regver[NREGS]; /* writes of each register (opts.memren) */
+	uint64_t sp_t;		/* stack engine: the cycle of the last */
+	unsigned sp_n;		/* push, pop, call or ret, and how many */
 	/* busy cycles: word w of resource r at bits[w * nres + r], so that
 	 * the resources' words of one 64-cycle stretch share cache lines
 	 * (one array of HWORDS words a resource put them all 8 KiB apart,
@@ -607,6 +610,9 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 			}
 		}
 		in->call = (uint8_t)cs_insn_group(c->cs, c->ci, CS_GRP_CALL);
+		in->stk = (uint8_t)(c->arch == DBTP_ARCH_X86_64 &&
+				    stack_op(c->ci->mnemonic) &&
+				    strcmp(c->ci->mnemonic, "leave"));
 		in->nmem =
 		    (uint8_t)(c->arch == DBTP_ARCH_X86_64 ? x86_mems(c->ci)
 							  : a64_mems(c->ci));
@@ -1046,6 +1052,7 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	unsigned u = ft->uops ? ft->uops : 1,
 		 rob_u = u > cpu->rob ? cpu->rob : u;
 	uint64_t d = p->d, d0, ready, regready = 0, memready = 0, t, done, r;
+	uint64_t value;	    /* its results are ready */
 	unsigned extra = 0; /* cache-miss cycles of its loads */
 	uint64_t ren = 0;   /* renamed loads: their values were ready */
 	int nren = 0, nld = 0;
@@ -1159,22 +1166,36 @@ static uint64_t step(dbtp_cycles *c, struct pipe *p, const struct insn *in,
 	}
 	t = issue(c, p, ft, ready);
 	p->c.stall[DBTP_STALL_PORT] += t - ready;
-	done = t + ft->latency + extra;
+	done = value = t + ft->latency + extra;
 	if (nren && nren == nld) {
 		/* every load renamed: the result is the operation's own
-		 * latency after the stored values were ready */
+		 * latency after the stored values were ready, whenever the
+		 * load itself issues (its destination is the store's source
+		 * register: a push and pop round takes one cycle on a Zen 4) */
 		unsigned op = ft->latency > cpu->load_latency
 				  ? ft->latency - cpu->load_latency
 				  : 0;
 
-		done = max64(t + 1, ren + op);
+		value = ren + op;
+		done = max64(t + 1, value);
 	}
 	/* an address register written back (push, pop, call, ret, pre- and
-	 * post-indexed addressing) is an add: ready the next cycle */
+	 * post-indexed addressing) is an add: ready the next cycle; with the
+	 * front end, the stack engine's: push, pop, call and ret move rsp
+	 * two a cycle, at once (on a Zen 4 six pushes and pops take three
+	 * cycles) */
 	for (unsigned k = 0; k < in->nw; k++) {
-		p->reg[in->w[k]] =
-		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : done;
-		p->regver[in->w[k]]++;
+		uint8_t w = in->w[k];
+
+		p->reg[w] =
+		    (in->waddr >> k) & 1 && !c->o.mca_compat ? t + 1 : value;
+		if (in->stk && w == c->sp && c->o.front_end &&
+		    !c->o.mca_compat) {
+			p->sp_n = t == p->sp_t ? p->sp_n + 1 : 1;
+			p->sp_t = t;
+			p->reg[w] = p->sp_n >= 2 ? t + 1 : t;
+		}
+		p->regver[w]++;
 	}
 	for (unsigned k = 0; k < nm; k++)
 		if (m[k].store) {

@@ -677,7 +677,10 @@ static void test_bp_penalties(void)
  *    is ready at 5; the pop issues at 5 and, renamed, is done at 6
  *    (max(5 + 1, 4)): retires at 7, 8 cycles; 12 without renaming.  So
  *    does mov rax,[rsp] (the stack pointer's loads need not be written as
- *    its stores).
+ *    its stores).  The popped rax is ready at 4, the push's issue, not
+ *    when the pop is done: an imul rax,rax after it issues at 4, done at
+ *    7, retires at 8: 9 cycles (without renaming the pop is done at 10,
+ *    the imul at 13: 15).
  */
 static const uint8_t LOAD_RDI[] = {0x48, 0x8b, 0x07}; /* mov rax,[rdi] */
 static const uint8_t LOAD32[] = {0x8b, 0x07};	      /* mov eax,[rdi] */
@@ -697,7 +700,9 @@ static void test_memren(void)
 				loadop[] = {E(IMUL_RCX), E(STORE), E(ADD_LOAD)},
 				pp[] = {E(IMUL_RCX), E(PUSH_RCX), E(POP_RAX)},
 				prsp[] = {E(IMUL_RCX), E(PUSH_RCX),
-					  E(LOAD_RSP)};
+					  E(LOAD_RSP)},
+				ppi[] = {E(IMUL_RCX), E(PUSH_RCX), E(POP_RAX),
+					 E(IMUL_RAX)};
 	struct dbtp_cpu_params p;
 	dbtp_timing *t = NULL;
 	dbtp_err err = {0};
@@ -717,6 +722,8 @@ static void test_memren(void)
 	    {moved, 4, 1, 0x1000, 8, 12, 0, 1},
 	    {loadop, 3, 1, 0x1000, 8, 13, 0, 1},
 	    {pp, 3, 0, 0x1000, 8, 12, 0, 1},
+	    {ppi, 4, 0, 0x1000, 8, 15, 0, 1},
+	    {ppi, 4, 1, 0x1000, 8, 9, 1, 0},
 	    {pp, 3, 1, 0x1000, 8, 8, 1, 0},
 	    {prsp, 3, 1, 0x1000, 8, 8, 1, 0},
 	};
@@ -725,6 +732,7 @@ static void test_memren(void)
 	p.load_latency = 5;
 	CHECK(!dbtp_timing_new(&t, DBTP_ARCH_X86_64, &p, &err));
 	set(t, IMUL_RCX, 4, 1, 3, 0, 1, BIT(P1), 1u);
+	set(t, IMUL_RAX, 4, 1, 3, 0, 1, BIT(P1), 1u);
 	set(t, STORE, 3, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
 	set(t, PUSH_RCX, 1, 1, 1, DBTP_FORM_STORE, 1, BIT(P4), 1u);
 	set(t, MOV_EDI, 5, 1, 1, 0, 1, BIT(P0) | BIT(P5), 1u);
@@ -749,6 +757,38 @@ static void test_memren(void)
 		CHECK_EQ(k.cycles, cases[i].cycles);
 		CHECK_EQ(k.renamed, cases[i].renamed);
 		CHECK_EQ(k.mem_deps, cases[i].deps);
+		dbtp_cycles_free(c);
+	}
+	dbtp_timing_free(t);
+}
+
+/*
+ * The stack engine (opts.front_end): six push rcx, all dispatched at 0,
+ * two store ports.  Without it each push waits for the last one's rsp (an
+ * add, ready the next cycle): issued at 1..6, the last done at 7, retired
+ * at 8: 9 cycles.  With it rsp moves two pushes a cycle at once: issued
+ * at 1, 1, 2, 2, 3, 3, the last done at 4, retired at 5: 6 cycles.
+ */
+static void test_stack_engine(void)
+{
+	static const struct enc push[] = {E(PUSH_RCX)};
+	static const struct mem m[6] = {{0x1028, 1, 0}, {0x1020, 1, 0},
+					{0x1018, 1, 0}, {0x1010, 1, 0},
+					{0x1008, 1, 0}, {0x1000, 1, 0}};
+	dbtp_timing *t = table(6, BIT(P0));
+
+	set(t, PUSH_RCX, 1, 1, 1, DBTP_FORM_STORE, 1, BIT(P4) | BIT(P7), 1u);
+	for (int fe = 0; fe < 2; fe++) {
+		struct dbtp_cycles_opts o = {.alias = DBTP_ALIAS_ADDR,
+					     .front_end = fe};
+		struct dbtp_cycles_counts k;
+		dbtp_cycles *c = NULL;
+		dbtp_err err = {0};
+
+		CHECK(!dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err));
+		exec(c, 0, push, 1, 6, m, 6);
+		dbtp_cycles_total(c, &k);
+		CHECK_EQ(k.cycles, fe ? 6 : 9);
 		dbtp_cycles_free(c);
 	}
 	dbtp_timing_free(t);
@@ -807,6 +847,7 @@ int main(void)
 	test_bp_indirect();
 	test_bp_penalties();
 	test_memren();
+	test_stack_engine();
 	test_rep();
 	return T_DONE();
 }
