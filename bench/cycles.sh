@@ -12,7 +12,8 @@
 #     (make bench-deps installs them)
 # Parts 4-6 give each version's model cycles under four configurations:
 # the default, --branch-predictor, --memory-renaming, and all of those
-# with --cache.  Their results are
+# with --cache, on CYCLES_MCPU (default znver3) with CYCLES_LLVM (default:
+# dbtprof's) and CYCLES_MODEL_OPTS added to all four (e.g. --front-end).  Their results are
 # kept in CYCLES_STATE (a file; default: temporary) and taken from there
 # when present, so the deterministic model runs can be done while the
 # machine is busy (CYCLES_SKIP_TRUTH=1: no native timing, no tables) and
@@ -189,6 +190,14 @@ TUNABLES=$(sed -n '/define DBTP_MATCH_TUNABLES/,/^$/p' include/dbtp/run.h |
 	grep -o '"[^"]*"' | tr -d '"\n')
 CONFIGS=("" "--branch-predictor" "--memory-renaming"
 	"--branch-predictor --memory-renaming --cache")
+MCPU=${CYCLES_MCPU:-znver3}
+MOPTS=(--mcpu "$MCPU" ${CYCLES_LLVM:+--llvm "$CYCLES_LLVM"} ${CYCLES_MODEL_OPTS:-})
+# the state's key of a model's result: the default CPU, LLVM and options
+# add nothing (the keys of earlier states stay valid)
+MTAG=
+[ "$MCPU" = znver3 ] || MTAG+=".$MCPU"
+[ -z "${CYCLES_LLVM:-}" ] || MTAG+=".llvm$CYCLES_LLVM"
+[ -z "${CYCLES_MODEL_OPTS:-}" ] || MTAG+=".${CYCLES_MODEL_OPTS// /}"
 declare -A T S M I
 STATE=${CYCLES_STATE:-$W/state}
 touch "$STATE"
@@ -275,7 +284,7 @@ model() {
 	shift
 	I[$k]=$(get "I.$k")
 	for c in "${!CONFIGS[@]}"; do
-		M[$k.$c]=$(get "M.$k.${CONFIGS[$c]// /}")
+		M[$k.$c]=$(get "M.$k$MTAG.${CONFIGS[$c]// /}")
 		[ -z "${M[$k.$c]}" ] || continue
 		[ -z "${CYCLES_SKIP_MODEL:-}" ] || continue
 		if [ ! -e "$W/$k.trace" ]; then
@@ -284,10 +293,10 @@ model() {
 		fi
 		say "model $k ${CONFIGS[$c]}"
 		# shellcheck disable=SC2086
-		"$D" cycles --json --mcpu znver3 ${CONFIGS[$c]} "$W/$k.trace" >"$W/c.json"
+		"$D" cycles --json "${MOPTS[@]}" ${CONFIGS[$c]} "$W/$k.trace" >"$W/c.json"
 		M[$k.$c]=$(jq -r .total_cycles "$W/c.json")
 		I[$k]=$(jq -r .instructions "$W/c.json")
-		put "M.$k.${CONFIGS[$c]// /}" "${M[$k.$c]}"
+		put "M.$k$MTAG.${CONFIGS[$c]// /}" "${M[$k.$c]}"
 		put "I.$k" "${I[$k]}"
 	done
 	rm -f "$W/$k.trace"
@@ -342,7 +351,7 @@ echo "### 4. Differential throughput: one C program at -O0..-O3"
 echo
 echo "\`bench/cycles/kernels.c\` (matrix multiply, insertion sort, sieve, hash)"
 echo "built with gcc at -O0..-O3; truth: $ROUNDS rounds natively; model: 5"
-echo "rounds (every round does the same work). CPU znver3 (this host's)."
+echo "rounds (every round does the same work). Model: \`${MOPTS[*]}\`."
 echo "Δ = time(B) / time(A), E = |Δ_truth − Δ_model|."
 echo
 for o in 0 1 2 3; do
@@ -360,7 +369,7 @@ echo "### 5. Differential throughput: Lua 5.1, 5.2, 5.3, 5.4"
 echo
 echo "One CPU-bound script, \`bench/cycles/versions.lua\` (recursion, a sieve,"
 echo "string building and matching, sorting; unchanged on every version);"
-echo "truth: $LUA_ROUNDS rounds natively; model: 10 rounds. CPU znver3."
+echo "truth: $LUA_ROUNDS rounds natively; model: 10 rounds, \`${MOPTS[*]}\`."
 echo
 for v in 5.1 5.2 5.3 5.4; do
 	want "lua$v" lua$v bench/cycles/versions.lua "$LUA_ROUNDS"
@@ -378,7 +387,7 @@ echo "The seed's experiment: each version compiles the same bitcode at -O2"
 echo "(\`lib/analysis/simpoint.c\` compiled by clang-13 at -O0 without"
 echo "optnone, so every version reads it and has the whole -O2 pipeline to"
 echo "run). Truth: $CLANG_REPS compilations a run (timing one, about 0.2 s, is too"
-echo "coarse for GNU time's hundredths); model: one. CPU znver3."
+echo "coarse for GNU time's hundredths); model: one, \`${MOPTS[*]}\`."
 echo
 clang-13 -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -O0 -Xclang -disable-O0-optnone \
 	-emit-llvm -c lib/analysis/simpoint.c -o "$W/in.bc"
