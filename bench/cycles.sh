@@ -62,7 +62,7 @@ stats() {
 
 echo "## Cycle estimation (dbtprof cycles)"
 echo
-echo "\`bash bench/cycles.sh\` — $(date -u +%Y-%m-%d), dbtprof $(git rev-parse --short HEAD), $(nproc) × $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $($MCA --version | awk '/LLVM version/ {print "LLVM " $NF}')."
+echo "\`bash bench/cycles.sh\` — $(date -u +%Y-%m-%d), dbtprof $(git rev-parse --short HEAD), $(nproc) × $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $($MCA --version | awk '/LLVM version/ {print "LLVM " $NF}')${CYCLES_LLVM:+ (the version pairs: LLVM $CYCLES_LLVM)}."
 echo
 if part 1; then
 echo "### 1. Hot blocks as loops: model vs llvm-mca -iterations=100"
