@@ -54,7 +54,7 @@ struct fn {
 struct side {
 	const char *label;
 	struct dbtp_cycles_counts tot;
-	char cpu[64];
+	char cpu[64], llvm[32];
 };
 
 struct diff {
@@ -173,6 +173,8 @@ static int analyse(struct diff *d, int k, dbtp_trace *t, const char *name,
 	dbtp_cycles_total(c, &d->s[k].tot);
 	snprintf(d->s[k].cpu, sizeof(d->s[k].cpu), "%s",
 		 dbtp_timing_cpu(tm)->name);
+	snprintf(d->s[k].llvm, sizeof(d->s[k].llvm), "%s",
+		 dbtp_timing_llvm_version(tm));
 	sc = dbtp_symcache_new();
 	if (!sc)
 		goto nomem;
@@ -279,7 +281,7 @@ static void print_text(struct diff *d, int top)
 	int64_t change = (int64_t)b->cycles - (int64_t)a->cycles;
 	char n1[32], n2[32];
 
-	printf("CPU %s\n", d->s[0].cpu);
+	printf("CPU %s (LLVM %s)\n", d->s[0].cpu, d->s[0].llvm);
 	for (int k = 0; k < 2; k++)
 		printf("%c: %s\n   %s instructions, %s cycles, IPC %.3f\n",
 		       'A' + k, d->s[k].label, fmt_u64(d->s[k].tot.insns, n1),
@@ -321,6 +323,7 @@ static void print_json(struct diff *d, int top)
 
 	json_begin(&j, stdout);
 	json_str(&j, "cpu", d->s[0].cpu);
+	json_str(&j, "llvm", d->s[0].llvm);
 	for (int k = 0; k < 2; k++) {
 		json_obj(&j, k ? "b" : "a");
 		json_str(&j, "input", d->s[k].label);

@@ -319,6 +319,8 @@ eq "blocks mode = alias none" "$none" "$(cy "$T/b.trace" .total_cycles --mcpu sk
 # diff: the same trace twice is delta 1; two traces give the ratio of
 # their cycles as `cycles` reports them, and the functions' changes add up
 # to the change in cycles; live gives what the traces give.
+eq "diff's CPU and LLVM" "znver4 16" "$("$DBTPROF" diff --json --llvm 16 \
+	--mcpu znver4 "$T/m.trace" "$T/m.trace" | jq -r '"\(.cpu) \(.llvm)"' | cut -d. -f1)"
 eq "diff same" "1 0" "$("$DBTPROF" diff --json --mcpu skylake "$T/m.trace" "$T/m.trace" |
 	jq -r '[.delta, .cycle_change] | join(" ")')"
 "$DBTPROF" diff --json --top 1000 --mcpu skylake "$T/m.trace" "$T/k.trace" >"$T/d.json"
