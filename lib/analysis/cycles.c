@@ -361,6 +361,12 @@ static unsigned x86_mems(const cs_insn *ci)
 	return n;
 }
 
+/* Capstone register @r as one of the model's (0: none or unknown). */
+static inline uint8_t canon(const dbtp_cycles *c, unsigned r)
+{
+	return r < sizeof(c->regmap) ? c->regmap[r] : 0;
+}
+
 /*
  * What memory renaming (opts.memren) can do with the x86 instruction, and
  * its memory operand into @e: REN_OP if its only memory access is an
@@ -408,10 +414,8 @@ static uint8_t x86_renaming(const dbtp_cycles *c, const cs_insn *ci,
 		if (!ok)
 			break;
 		load = (op->access & CS_AC_READ) && !strcmp(m, "mov");
-		e->base = c->regmap[op->mem.base];
-		e->index = op->mem.index < sizeof(c->regmap)
-			       ? c->regmap[op->mem.index]
-			       : 0;
+		e->base = canon(c, op->mem.base);
+		e->index = canon(c, op->mem.index);
 		e->scale = (uint8_t)(e->index ? op->mem.scale : 0);
 		e->disp = (int32_t)op->mem.disp;
 	}
@@ -457,7 +461,7 @@ static unsigned addr_regs(const dbtp_cycles *c, const cs_insn *ci, uint8_t *out)
 			}
 	}
 	for (unsigned i = 0; i < n; i++)
-		out[i] = k[i] < sizeof(c->regmap) ? c->regmap[k[i]] : 0;
+		out[i] = canon(c, k[i]);
 	return n;
 }
 
@@ -581,9 +585,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 			unsigned na = addr_regs(c, c->ci, ar);
 
 			for (unsigned k = 0; k < nr && !idiom; k++) {
-				uint8_t r = rr[k] < sizeof(c->regmap)
-						? c->regmap[rr[k]]
-						: 0;
+				uint8_t r = canon(c, rr[k]);
 
 				if (!r || in->nr >= MAX_RW)
 					continue;
@@ -595,9 +597,7 @@ static int decode(dbtp_cycles *c, const struct dbtp_block *b, uint32_t id,
 				in->r[in->nr++] = r;
 			}
 			for (unsigned k = 0; k < nw; k++) {
-				uint8_t r = ww[k] < sizeof(c->regmap)
-						? c->regmap[ww[k]]
-						: 0;
+				uint8_t r = canon(c, ww[k]);
 
 				if (!r || in->nw >= MAX_RW)
 					continue;
@@ -1036,9 +1036,11 @@ static void store_at(struct pipe *p, const struct insn *in, uint64_t a,
 		s->done = done;
 		s->issue = issue;
 		s->ren = in->ren & REN_OP;
-		s->m = in->m;
-		s->vbase = p->regver[in->m.base];
-		s->vix = p->regver[in->m.index];
+		if (s->ren) { /* what store_same() compares */
+			s->m = in->m;
+			s->vbase = p->regver[in->m.base];
+			s->vix = p->regver[in->m.index];
+		}
 	}
 }
 
