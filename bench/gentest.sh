@@ -95,14 +95,16 @@ for w in "$@"; do
 	kernels-a64)
 		# bench/cycles/kernels.c (matrix multiply, insertion sort,
 		# sieve, hash) built for AArch64, profiled and validated
-		# under qemu-aarch64
+		# under qemu-aarch64; its matrices hold small integers, so
+		# its floating-point results are exact (--fp-exact)
 		rounds=100
 		[ "$BENCH_SCALE" = full ] && rounds=1000
 		aarch64-linux-gnu-gcc -O2 -static -o "$out/kernels-a64" \
 			"$root/bench/cycles/kernels.c"
 		"$D" record -q -m "$mode" -o "$out/kernels-a64.trace" -- \
 			"$out/kernels-a64" "$rounds" >/dev/null
-		"$D" gentest -o "$out/kernels-a64.c" "$out/kernels-a64.trace" \
+		"$D" gentest --fp-exact ${GT_GENFLAGS:-} \
+			-o "$out/kernels-a64.c" "$out/kernels-a64.trace" \
 			>"$out/kernels-a64.summary"
 		aarch64-linux-gnu-gcc -O2 -static -pthread -Wall -Wextra \
 			"$out/kernels-a64.c" -o "$out/kernels-a64-test"

@@ -79,12 +79,19 @@ static const char usage_text[] =
     "                          chains a block only to one on its page and\n"
     "                          looks the others up)\n"
     "      --no-misses         leave the L1 data cache misses out; by\n"
-    "                          default (x86-64, profiles recorded with -m\n"
-    "                          mem) a block whose accesses missed a\n"
+    "                          default (profiles recorded with -m mem) a\n"
+    "                          block whose accesses missed a\n"
     "                          32 KiB L1 (simulated per thread) gets as\n"
     "                          many operands an execution that walk a\n"
     "                          random chain of lines in the buffer, a\n"
     "                          line a pass, so that they miss too\n"
+    "      --fp-exact          the original's floating-point results are\n"
+    "                          exact (integer-valued data): every\n"
+    "                          floating-point instruction follows a reset\n"
+    "                          of the status flags, so that QEMU computes\n"
+    "                          it in software as it did the original's\n"
+    "                          (it uses the host's FPU only once the\n"
+    "                          inexact flag is set)\n"
     "      --copy-min N        a block gets a copy, up to U, per N\n"
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
@@ -283,6 +290,9 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
 	printf("blocks whose branch leaves the page: %u\n", s->cross_page);
+	printf("floating-point instructions at T=%g: %s%s\n", naive ? 1 : tmax,
+	       fmt_u64((uint64_t)s->dyn_fp, n1),
+	       s->fp_exact ? ", each after a reset of the status flags" : "");
 	if (!dbtp_gt_model_mem(m))
 		printf("L1 data cache misses: not reproduced (the profiles "
 		       "have no memory accesses: record them with -m mem)\n");
@@ -342,6 +352,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
 	json_u64(&j, "cross_page_blocks", s->cross_page);
+	json_u64(&j, "fp_instructions", (uint64_t)s->dyn_fp);
+	json_bool(&j, "fp_exact", s->fp_exact);
 	json_bool(&j, "memory_accesses", dbtp_gt_model_mem(m));
 	json_u64(&j, "walk_blocks", s->walk_blocks);
 	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
@@ -820,7 +832,8 @@ int cmd_gentest(int argc, char **argv)
 		O_CROSS_PAGE,
 		O_NO_CROSS_PAGE,
 		O_MISSES,
-		O_NO_MISSES
+		O_NO_MISSES,
+		O_FP_EXACT
 	};
 	static const struct option opts[] = {
 	    {"output", required_argument, NULL, 'o'},
@@ -836,6 +849,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"no-cross-page", no_argument, NULL, O_NO_CROSS_PAGE},
 	    {"misses", no_argument, NULL, O_MISSES},
 	    {"no-misses", no_argument, NULL, O_NO_MISSES},
+	    {"fp-exact", no_argument, NULL, O_FP_EXACT},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -881,6 +895,9 @@ int cmd_gentest(int argc, char **argv)
 		case O_MISSES:
 		case O_NO_MISSES:
 			eo.misses = c == O_MISSES;
+			break;
+		case O_FP_EXACT:
+			eo.fp_exact = 1;
 			break;
 		case O_BLOCKS:
 		case O_SEED:

@@ -234,6 +234,7 @@ enum {
  * @helpers: helper instructions added.
  * @uses_avx: the block uses AVX state (ymm/zmm), so vzeroupper on exit.
  * @uses_x87: the block uses the x87 stack (reset on exit).
+ * @fp: floating-point arithmetic instructions (dbtp_gt_fp_insn()).
  * @regs: general-purpose registers the rewritten block reads or writes.
  *	  x86-64: bit i for register i in encoding order (0 rax .. 15 r15;
  *	  bit 4, rsp, whenever it touches the stack).  AArch64: bit i for xi
@@ -245,6 +246,7 @@ struct dbtp_gt_rw_stats {
 	uint32_t n[3];
 	uint32_t helpers;
 	int uses_avx, uses_x87;
+	uint32_t fp;
 	uint32_t regs;
 	int moves_sp; /* writes the stack pointer (push, call, sub rsp, ...) */
 	/* how far from its value at the block's start the block can leave
@@ -370,17 +372,41 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 void dbtp_gt_rw_read(dbtp_gt_rw *rw, uint32_t bytes);
 
 /**
- * dbtp_gt_rw_mark() - with @on, the blocks rewritten from now on (x86-64)
- * end the line of every operand that may walk through the buffer's walk
- * area with DBTP_GT_WALK_MARK: a data operand "[r15 + off]" of 1 to 8
- * bytes (no alignment to keep), not stack- or segment-relative, of an
- * instruction that accesses it and is not locked; st->walkable counts
- * them.  The emitter makes some walk and removes the marks.
+ * dbtp_gt_rw_mark() - with @on, the blocks rewritten from now on end the
+ * line of every operand that may walk through the buffer's walk area with
+ * DBTP_GT_WALK_MARK: x86-64, a data operand "[r15 + off]" of 1 to 8 bytes
+ * (no alignment to keep), not stack- or segment-relative, of an
+ * instruction that accesses it and is not locked; AArch64, a load or
+ * store of 1 to 8 bytes (not a pair, not a prefetch) that addresses
+ * [x28, #off]; st->walkable counts them.  The emitter makes some walk and
+ * removes the marks.
  */
 void dbtp_gt_rw_mark(dbtp_gt_rw *rw, int on);
 #define DBTP_GT_WALK_MARK "\t#w"
 
+/**
+ * dbtp_gt_rw_fp_exact() - with @on, in the blocks rewritten from now on
+ * every floating-point arithmetic instruction (dbtp_gt_fp_insn()) follows
+ * a helper that clears the status flags (x86-64: ldmxcsr of the default
+ * MXCSR; AArch64: msr fpsr, xzr), as they stay in a program whose
+ * floating-point results are all exact (integer-valued data).  QEMU's
+ * softfloat uses the host's FPU only once the inexact flag is set: such
+ * a program's arithmetic takes its slower software path, while the
+ * generated program's, on arbitrary data, would set the flag at once.
+ */
+void dbtp_gt_rw_fp_exact(dbtp_gt_rw *rw, int on);
+
 void dbtp_gt_rw_close(dbtp_gt_rw *rw);
+
+/**
+ * dbtp_gt_fp_insn() - whether the instruction of mnemonic @mn (Capstone's)
+ * is floating-point arithmetic QEMU computes with softfloat, which takes
+ * the host's FPU only once the guest's inexact flag is set: AArch64 f*
+ * (not fmov, fabs, fneg, fcsel), scvtf, ucvtf; x86-64 SSE/AVX add, sub,
+ * mul, div, sqrt, min, max, round, hadd, hsub, dp and FMA of ss, sd, ps
+ * or pd, and cvt*.
+ */
+int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn);
 
 /*
  * Emission: the C file.
@@ -405,12 +431,15 @@ void dbtp_gt_rw_close(dbtp_gt_rw *rw);
  *		dbtp_gt_block's crossed).
  * @copy_min: a block gets a copy per this many executions in a profile,
  *	      up to @unroll (0: DBTP_GT_UNROLL_MIN).
+ * @fp_exact: the original's floating-point results are exact
+ *	      (dbtp_gt_rw_fp_exact()).
  */
 struct dbtp_gt_emit_opts {
 	int naive;
 	int mispredict;
 	int cross_page;
 	int misses; /* reproduce the profiles' L1 misses (put_walks()) */
+	int fp_exact;
 	unsigned unroll;
 	uint64_t copy_min;
 	uint32_t naive_blocks;
@@ -450,6 +479,11 @@ struct dbtp_gt_summary {
 	uint32_t walk_blocks;
 	double *walks;
 	double misses_orig, misses_walk;
+	/* floating-point arithmetic instructions (dbtp_gt_fp_insn()), as
+	 * @dyn; 1 if each follows a reset of the status flags (@fp_exact of
+	 * struct dbtp_gt_emit_opts) */
+	double dyn_fp;
+	int fp_exact;
 	struct dbtp_gt_rw_stats *stat;
 	uint8_t *emitted;
 };

@@ -11,6 +11,9 @@
  * each pass ends with a tail that resets sp (if the block touches it) and
  * counts passes down in a register the block does not use (in the buffer
  * if it uses them all).  FPCR holds its default (0) on entry and exit.
+ * With walking operands (emit.c, put_walks()), register @wreg holds the
+ * walk's chunk: taken up from DBTP_GT_SLOT_WALK at the entry, moved to
+ * the next chunk every pass, put back at the exit.
  */
 #include <stdio.h>
 
@@ -31,9 +34,16 @@ static int counter_reg(uint32_t regs)
 	return -1;
 }
 
+int dbtp_gt_a64_walk_reg(uint32_t regs)
+{
+	int cr = counter_reg(regs);
+
+	return cr < 0 ? -1 : counter_reg(regs | 1u << cr);
+}
+
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st)
+			       const struct dbtp_gt_rw_stats *st, int wreg)
 {
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
@@ -72,6 +82,8 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	fprintf(f, "\tstr x11, [x0, #%d]\n", DBTP_GT_SLOT_COUNT);
 	if (cr >= 0)
 		fprintf(f, "\tmov x%d, x11\n", cr);
+	if (wreg >= 0)
+		fprintf(f, "\tldr x%d, [x0, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
 	fprintf(f,
 		"\tadd sp, x28, #%d\n"
 		"\tadrp x9, .Lgt%u_tab\n"
@@ -82,6 +94,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->moves_sp)
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
+	if (wreg >= 0) /* the next chunk */
+		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
+			DBTP_GT_WALK_NEXT_OFF - 4);
 	if (cr >= 0)
 		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
 	else
@@ -91,13 +106,18 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			"\tsubs x10, x10, #1\n"
 			"\tstr x10, [x9]\n",
 			DBTP_GT_DATA - DBTP_GT_SLOT_COUNT);
+	fprintf(f, "\tb.ne gt_b%u_body\n", id);
+	if (wreg >= 0)
+		fprintf(f,
+			"\tsub x9, x28, #%d\n"
+			"\tstr x%d, [x9, #%d]\n",
+			DBTP_GT_DATA, wreg, DBTP_GT_SLOT_WALK);
 	fprintf(f,
-		"\tb.ne gt_b%u_body\n"
 		"\tsub x9, x28, #%d\n"
 		"\tldr x9, [x9, #%d]\n"
 		"\tmov sp, x9\n"
 		"\tmsr fpcr, xzr\n",
-		id, DBTP_GT_DATA, DBTP_GT_SLOT_RSP);
+		DBTP_GT_DATA, DBTP_GT_SLOT_RSP);
 	for (int i = nsave - 1; i >= 0; i--)
 		fprintf(f, "\tldp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
 	fprintf(f,

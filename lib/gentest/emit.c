@@ -132,7 +132,9 @@ static const char driver[] =
     "#endif\n"
     "#if GT_WALKS\n"
     "\t/* the walk's 1024 lines in one cycle of random order, each\n"
-    "\t * holding the next one's offset at GT_WALK_NEXT */\n"
+    "\t * holding the next one's offset at GT_WALK_NEXT (GT_WALK_ABS:\n"
+    "\t * chunks of GT_WALK_STEP bytes, holding the next one's address\n"
+    "\t * in the 8 bytes that end there) */\n"
     "\t{\n"
     "\t\tstatic unsigned short ord[1024];\n"
     "\n"
@@ -148,10 +150,22 @@ static const char driver[] =
     "\t\t\tord[j] = x;\n"
     "\t\t}\n"
     "\t\tfor (unsigned i = 0; i < 1024; i++) {\n"
+    "#if GT_WALK_ABS\n"
+    "\t\t\tunsigned char *nx = b + GT_WALK + GT_WALK_STEP *\n"
+    "\t\t\t\t\t\t\t   ord[(i + 1) % 1024];\n"
+    "\n"
+    "\t\t\tmemcpy(b + GT_WALK_NEXT - 4 + GT_WALK_STEP * ord[i], &nx,\n"
+    "\t\t\t       8);\n"
+    "#else\n"
     "\t\t\tuint32_t nx = 64u * ord[(i + 1) % 1024];\n"
     "\n"
     "\t\t\tmemcpy(b + GT_WALK_NEXT + 64u * ord[i], &nx, 4);\n"
+    "#endif\n"
     "\t\t}\n"
+    "#if GT_WALK_ABS\n"
+    "\t\tv = (uint64_t)(uintptr_t)(b + GT_WALK);\n"
+    "\t\tmemcpy(b + GT_SLOT_WALK, &v, 8);\n"
+    "#endif\n"
     "\t}\n"
     "#endif\n"
     "\tv = 0x1f80;\n"
@@ -581,10 +595,22 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
  * where the last call left it (DBTP_GT_SLOT_WALK; a stub per copy at the
  * entry): calls shorter than the cycle, each from a place of its own,
  * would go over lines other calls had just touched.
+ *
+ * AArch64 (emit-a64.c) reaches its operands with an unsigned immediate of
+ * at most 4095 bytes (byte accesses), too short for streams 72 KiB apart:
+ * there W holds the address of one of 1024 chunks of DBTP_GT_A64_CHUNK
+ * bytes (512 KiB; the 8 bytes that end at DBTP_GT_WALK_NEXT + 4 hold the
+ * next chunk's address), and a function's operands walk in its lines,
+ * DBTP_GT_A64_LINE apart, [W + line + off % 32]: a chunk is touched once
+ * a cycle, as x86's lines.
  */
 #define DBTP_GT_WALK_STREAMS 8
+#define DBTP_GT_A64_LINE 64
+#define DBTP_GT_A64_CHUNK (DBTP_GT_WALK_STREAMS * DBTP_GT_A64_LINE)
+_Static_assert(1024 * DBTP_GT_A64_CHUNK <= DBTP_GT_WALK_SIZE,
+	       "the AArch64 walk's chunks fit the walk area");
 #define DBTP_GT_WALK_STREAM (DBTP_GT_WALK_SIZE / DBTP_GT_WALK_STREAMS)
-#define DBTP_GT_WALK_NEXT 60
+#define DBTP_GT_WALK_NEXT DBTP_GT_WALK_NEXT_OFF
 _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
 	       "a stream holds W's range and a line");
 
@@ -1492,9 +1518,10 @@ static void strip_marks(char *text)
 
 /*
  * Make @n of the marked operands of copy @id (rewritten block of @ninsns
- * instructions) in *@text walk through register @w, starting at the
- * @first (modulo their number @total); *@stream counts the function's
- * walking operands.  How many walk, -1 out of memory.
+ * instructions) in *@text walk through register @w (x86-64's name, or
+ * AArch64's "x<n>"), starting at the @first (modulo their number @total);
+ * *@stream counts the function's walking operands.  How many walk, -1 out
+ * of memory.
  */
 static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		     unsigned n, unsigned total, const char *w,
@@ -1523,9 +1550,22 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		from = (size_t)(mk - *text) + ml;
 		if ((e++ + total - first % total) % total >= n)
 			continue;
-		/* the operand, "[r15 + off]", on the mark's line */
 		for (op = mk; op > *text && op[-1] != '\n'; op--)
 			;
+		/* AArch64: the load or store's word, [x28, #off] */
+		if (!strncmp(op, "\t.inst 0x", 9)) {
+			uint32_t word = (uint32_t)strtoul(op + 7, NULL, 16);
+
+			snprintf(line, sizeof(line), "0x%08x",
+				 dbtp_gt_a64_walk(word, (unsigned)atoi(w + 1),
+						  (*stream)++ %
+						      DBTP_GT_WALK_STREAMS *
+						      DBTP_GT_A64_LINE));
+			memcpy(op + 7, line, 10);
+			done++;
+			continue;
+		}
+		/* x86-64: the operand, "[r15 + off]", on the mark's line */
 		op = strstr(op, "[r15 + ");
 		if (!op || op > mk)
 			continue;
@@ -1702,8 +1742,13 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * counter's instructions in.  A closing one with random branches gets
  * the copies random_copies() says (@dis).  One that ends in a return or
  * indirect branch and has no random branch counts in that branch's
- * target (put_branch_count()), in one copy.  rd[].body[0] and @stat are
- * copy 0's.
+ * target (put_branch_count()), in one copy.  An x86-64 self-loop
+ * (rd->loop) starts from one copy, unless it misses less than every
+ * other execution (its walks spread over copies: put_walks()); an
+ * AArch64 one, which has no `loop` to count its passes with, gets copies
+ * as any block (a pass counter's two instructions every few passes
+ * rather than one more every pass).  rd[].body[0] and @stat are copy
+ * 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
@@ -1715,7 +1760,10 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
 	for (uint32_t b = 0; b < nb; b++)
-		rd[b].u = rd[b].loop ? 1 : block_copies(m, b, umax, min);
+		rd[b].u =
+		    rd[b].loop && !a64 && !(rd[b].walk > 0 && rd[b].walk < 0.5)
+			? 1
+			: block_copies(m, b, umax, min);
 	if (naive)
 		return 0;
 	if (plan_sequences(m, g, ng, rd, 1, seq_head, seq_next, err))
@@ -1909,7 +1957,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int rnd_on = o->mispredict && !a64 && !o->naive;   /* random branches */
 	int cross_on = o->cross_page && !a64 && !o->naive; /* put_cross() */
-	int walk_on = o->misses && !a64 && !o->naive &&	   /* put_walks() */
+	int walk_on = o->misses && !o->naive &&		   /* put_walks() */
 		      dbtp_gt_model_mem(m);
 
 	memset(sum, 0, sizeof(*sum));
@@ -1927,6 +1975,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		return -1;
 	}
 	dbtp_gt_rw_mark(rw, walk_on);
+	dbtp_gt_rw_fp_exact(rw, o->fp_exact);
+	sum->fp_exact = o->fp_exact;
 	if (o->naive) {
 		if (naive_group(m, o, &naive, err))
 			goto out;
@@ -2011,7 +2061,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_NAME \"%s\"\n#define GT_THREADS %.17g\n"
 		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
 		"#define GT_SLOT_DIV %d\n#define GT_SLOT_ZERO %d\n"
-		"#define GT_SLOT_FXSAVE %d\n"
+		"#define GT_SLOT_FXSAVE %d\n#define GT_SLOT_WALK %d\n"
 		"#define GT_DATA %d\n"
 		"#define GT_JUMPS %d\n#define GT_JT_BYTES %d\n"
 		"#define GT_BUF_SIZE ((%d + GT_JT_COUNT * GT_JT_BYTES + 8191) "
@@ -2019,13 +2069,16 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n"
-		"#define GT_WALKS %d\n#define GT_WALK_NEXT %d\n",
+		"#define GT_WALKS %d\n#define GT_WALK %d\n"
+		"#define GT_WALK_NEXT %d\n"
+		"#define GT_WALK_ABS %d\n#define GT_WALK_STEP %d\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
-		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_DATA,
-		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
-		walk_on, DBTP_GT_WALK + DBTP_GT_WALK_NEXT);
+		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_SLOT_WALK,
+		DBTP_GT_DATA, DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES,
+		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
+		DBTP_GT_RAND_SIZE, rnd_on, walk_on, DBTP_GT_WALK,
+		DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64, DBTP_GT_A64_CHUNK);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -2062,7 +2115,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		uint32_t last;
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL;
-		int rnd, bc, far, walks = 0;
+		int rnd, bc, far, walks = 0, wa64 = -1;
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -2088,7 +2141,17 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, sum)
 			     : 0;
-		if (walk_on) {
+		if (walk_on && a64) {
+			char xn[8];
+
+			wa64 = dbtp_gt_a64_walk_reg(st.regs);
+			snprintf(xn, sizeof(xn), "x%d", wa64);
+			walks =
+			    put_walks(m, rd, seq_next, b, body,
+				      wa64 >= 0 ? xn : NULL, sum->stat, sum);
+			if (walks <= 0)
+				wa64 = -1;
+		} else if (walk_on) {
 			wg = walk_reg(rd, seq_next, b, st.regs);
 			walks =
 			    put_walks(m, rd, seq_next, b, body,
@@ -2120,8 +2183,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			b, bl->vaddr, bl->ninsns,
 			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64)
-			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots,
-						  &st);
+			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
+						  wa64);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg);
@@ -2203,6 +2266,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						    (double)bl->count;
 			sum->misses_walk += (double)c * sum->walks[h->block];
 			sum->read += (double)c * read_per_exec(bl);
+			sum->dyn_fp += (double)c * sum->stat[h->block].fp;
 			for (int j = 0; j < 3; j++)
 				sum->dyn[j] +=
 				    (double)c * sum->stat[h->block].n[j];

@@ -247,21 +247,30 @@ static void svc_read(struct ctx *c)
 	}
 }
 
-/* Emit @nw, kept if it is the original word @w, else rewritten. */
-static void emit(struct ctx *c, uint32_t w, uint32_t nw, int rewritten)
+/* Emit @nw, kept if it is the original word @w, else rewritten; with
+ * @walk, the line ends with DBTP_GT_WALK_MARK. */
+static void emit_mark(struct ctx *c, uint32_t w, uint32_t nw, int rewritten,
+		      int walk)
 {
 	char now[256], was[256];
 
 	disasm(c, nw, now, sizeof(now));
 	if (nw == w && !rewritten) {
-		fprintf(c->f, "\t.inst 0x%08x\t// %s\n", nw, now);
+		fprintf(c->f, "\t.inst 0x%08x\t// %s", nw, now);
 		c->st->n[DBTP_GT_KEPT]++;
 	} else {
 		disasm(c, w, was, sizeof(was));
-		fprintf(c->f, "\t.inst 0x%08x\t// %s (was %s)\n", nw, now, was);
+		fprintf(c->f, "\t.inst 0x%08x\t// %s (was %s)", nw, now, was);
 		c->st->n[DBTP_GT_REWRITTEN]++;
 	}
+	fprintf(c->f, "%s\n", walk ? DBTP_GT_WALK_MARK : "");
+	c->st->walkable += (uint32_t)walk;
 	c->ends = 1;
+}
+
+static void emit(struct ctx *c, uint32_t w, uint32_t nw, int rewritten)
+{
+	emit_mark(c, w, nw, rewritten, 0);
 }
 
 /* Emit @text (instructions, ';'-separated) in place of @w: rewritten. */
@@ -507,7 +516,8 @@ static void ldst_reg(struct ctx *c, uint32_t w)
 	}
 	off = data_off(disp, 4096 * scale, scale);
 	nw = (nw & 0xc4c0001fu) | 0x39000000u | (off / scale) << 10 | BASE << 5;
-	emit(c, w, nw, 0);
+	/* a data access of 1 to 8 bytes may walk (dbtp_gt_a64_walk()) */
+	emit_mark(c, w, nw, 0, c->rw->mark && !prfm && scale <= 8);
 	if (wb)
 		writeback_imm(c, rn, imm9);
 }
@@ -838,6 +848,13 @@ static void one(struct ctx *c, uint32_t w)
 {
 	uint32_t regs = regs_of(c);
 
+	if (c->decoded &&
+	    dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, c->rw->insn->mnemonic)) {
+		c->st->fp++;
+		if (c->rw->fp_exact)
+			helper(c, "msr fpsr, xzr");
+	}
+
 	if ((w & 0x0a000000u) == 0x08000000u)
 		ldst(c, w, &regs);
 	else if ((w & 0x1c000000u) == 0x14000000u)
@@ -900,4 +917,14 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	/* not bounded here: a sequence resets after every block moving sp */
 	st->sp_bound = st->moves_sp ? UINT32_MAX : 0;
 	return 0;
+}
+
+uint32_t dbtp_gt_a64_walk(uint32_t w, unsigned reg, uint32_t at)
+{
+	uint32_t size = w >> 30, v = bits(w, 26, 1), opc = bits(w, 22, 2);
+	uint32_t scale = v && (opc & 2) && !size ? 16 : 1u << size;
+	uint32_t off = bits(w, 10, 12) * scale;
+
+	at += off % 32;
+	return setbits(setbits(w, 10, 12, at / scale), 5, 5, reg);
 }

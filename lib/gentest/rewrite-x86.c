@@ -448,6 +448,14 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			st->n[DBTP_GT_DROPPED]++;
 			continue;
 		}
+		if (dbtp_gt_fp_insn(DBTP_ARCH_X86_64, mn)) {
+			st->fp++;
+			if (rw->fp_exact) {
+				fprintf(f, "\tldmxcsr dword ptr [r15 + %d]\n",
+					DBTP_GT_SLOT_MXCSR);
+				st->helpers++;
+			}
+		}
 		if (!cs_regs_access(rw->cs, in, rr, &nr, ww, &nw)) {
 			for (int i = 0; i < nr + nw; i++) {
 				int g =

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
@@ -75,4 +76,37 @@ int dbtp_gt_rw_block(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				      vaddr, f, slots, st, err);
 	return dbtp_gt_rw_x86(rw, id, code, nbytes, ninsns, sizes, vaddr, f,
 			      slots, st, err);
+}
+
+void dbtp_gt_rw_fp_exact(dbtp_gt_rw *rw, int on)
+{
+	rw->fp_exact = on;
+}
+
+int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn)
+{
+	/* prefixes (fmadd covers fmaddsub, fmsub fmsubadd) */
+	static const char *const x86[] = {"add",   "sub",    "mul",    "div",
+					  "sqrt",  "min",    "max",    "round",
+					  "hadd",  "hsub",   "dp",     "fmadd",
+					  "fmsub", "fnmadd", "fnmsub", NULL};
+	size_t n;
+
+	if (arch == DBTP_ARCH_AARCH64)
+		return (mn[0] == 'f' && strcmp(mn, "fmov") &&
+			strcmp(mn, "fabs") && strcmp(mn, "fneg") &&
+			strcmp(mn, "fcsel")) ||
+		       !strcmp(mn, "scvtf") || !strcmp(mn, "ucvtf");
+	if (mn[0] == 'v')
+		mn++;
+	if (!strncmp(mn, "cvt", 3))
+		return 1;
+	n = strlen(mn);
+	if (n < 3 || (strcmp(mn + n - 2, "ss") && strcmp(mn + n - 2, "sd") &&
+		      strcmp(mn + n - 2, "ps") && strcmp(mn + n - 2, "pd")))
+		return 0;
+	for (int i = 0; x86[i]; i++)
+		if (!strncmp(mn, x86[i], strlen(x86[i])))
+			return 1;
+	return 0;
 }

@@ -18,6 +18,7 @@ struct dbtp_gt_rw {
 	enum dbtp_arch arch;
 	uint32_t read; /* dbtp_gt_rw_read() */
 	int mark;      /* dbtp_gt_rw_mark() */
+	int fp_exact;  /* dbtp_gt_rw_fp_exact() */
 };
 
 /* dbtp_gt_rw_block() for one architecture. */
@@ -45,6 +46,21 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
  */
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st);
+			       const struct dbtp_gt_rw_stats *st, int wreg);
+
+/*
+ * The word of a load or store that ldst_reg() rewrote to [x28, #off] and
+ * marked (dbtp_gt_rw_mark()) addressing [x<reg>, #(at + off % 32)]
+ * instead: a walking operand (emit.c, put_walks()).  @at is a multiple of
+ * 32 below 4096 - 32.
+ */
+uint32_t dbtp_gt_a64_walk(uint32_t w, unsigned reg, uint32_t at);
+
+/* The register a function of registers @regs walks in (after its pass
+ * counter's), or -1. */
+int dbtp_gt_a64_walk_reg(uint32_t regs);
+
+/* Where a walk line holds the next one's offset (emit.c). */
+#define DBTP_GT_WALK_NEXT_OFF 60
 
 #endif

@@ -26,6 +26,29 @@ measured() {
 		END { for (s in n) print s, n[s] }' | sort
 }
 
+# fn_misses TRACE K: L1 misses (dbtprof's model, a recording of the
+# generated program in mem mode) of the blocks that start at function
+# gt_bK's copies
+fn_misses() {
+	"$DBTPROF" dump --symbols "$1" | awk -v k="$2" '$2 == "block" &&
+		$6 ~ ("^gt_b" k "_(body|c[0-9]+)\\+0x0$") { print $4 }' | sort -u >"$T/fn.addr"
+	"$DBTPROF" gentest --json -o "$T/fn.c" "$1" |
+		jq -r '.block_outcomes[] | "\(.vaddr) \(.l1_misses)"' |
+		awk 'NR == FNR { a[$1] = 1; next } $1 in a { s += $2 } END { print s + 0 }' "$T/fn.addr" -
+}
+
+# block_of PLAN COUNT: K of the function gt_bK planned to run COUNT times
+block_of() {
+	awk -v c="$2" '$3 == c { sub(/^gt_b/, "", $1); sub(/_body$/, "", $1); print $1; exit }' "$1"
+}
+
+# fp_reset FILE PATTERN RESET: "N N" when each of the N instruction lines
+# of FILE matching PATTERN follows a line matching RESET
+fp_reset() {
+	awk -v p="$2" -v r="$3" '$0 ~ p { n++; if (prev ~ r) ok++ } { prev = $0 }
+		END { print n + 0, ok + 0 }' "$1"
+}
+
 # exact GUEST NAME: generate from one profile, compare counts three ways
 exact() {
 	local g=$1 n=$2
@@ -56,7 +79,7 @@ exact() {
 exact_a64() {
 	local g=$1 n=$2
 	shift 2
-	"$DBTPROF" record -q -m blocks -o "$T/$n.trace" -- "$g" >/dev/null || true
+	"$DBTPROF" record -q -m "${MODE:-blocks}" -o "$T/$n.trace" -- "$g" >/dev/null || true
 	"$DBTPROF" gentest "$@" -o "$T/$n.c" "$T/$n.trace" >"$T/$n.sum"
 	$CC_A64 -static $CFLAGS_GT "$T/$n.c" -o "$T/$n" 2>"$T/$n.cc"
 	eq "$n compiles without warnings" "" "$(cat "$T/$n.cc")"
@@ -500,6 +523,36 @@ got=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.gen.mem" |
 [ "$got" -ge 19800 ] && [ "$got" -le 20003 ] ||
 	fail "L1 misses: the generated program's passes miss $got times, the original's 19999"
 checks=$((checks + 1))
+# A loop that misses on every fourth execution (a new line every 16
+# bytes: 4,999 of its 19,999): a self-loop gets copies for its walks
+# (here 4: 19,999 executions, a copy per 4,096), one of them walking, and
+# its passes miss as often, within 2% (the walk goes round its cycle five
+# times; its lines meet the rest of the program's accesses).
+sed 's/add rsi, 64/add rsi, 16/' "$T/l1s.c" >"$T/l1q.c"
+$CC -O2 -static -masm=intel -o "$T/l1q" "$T/l1q.c"
+MODE=mem exact "$T/l1q" l1q
+eq "L1 misses every fourth execution: the profile's" "19999 4999 0.25" \
+	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1q.trace" |
+		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
+"$DBTPROF" record -q -m mem -o "$T/l1q.gen.mem" -- "$T/l1q" >/dev/null
+got=$(fn_misses "$T/l1q.gen.mem" "$(block_of "$T/l1q.plan" 19999)")
+[ "$got" -ge 4899 ] && [ "$got" -le 5099 ] ||
+	fail "L1 misses every fourth execution: the generated program's passes miss $got times, the original's 4999"
+checks=$((checks + 1))
+# --fp-exact: every floating-point instruction follows ldmxcsr of the
+# default MXCSR (addsd, mulsd: 2 x 1000 executions); the counts stay exact
+cat >"$T/fp.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov edx, 1000\n.Lf:\n"
+	"\taddsd xmm0, xmm1\n\tmulsd xmm0, xmm1\n\tsub edx, 1\n\tjnz .Lf\n"
+	"\txor eax, eax\n\tret\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/fp" "$T/fp.c"
+exact "$T/fp" fp --fp-exact
+contains "--fp-exact: the summary" "floating-point instructions at T=1: 2,000, each after a reset of the status flags" "$(cat "$T/fp.sum")"
+n=$(fp_reset "$T/fp.c" '(addsd|mulsd) xmm0' 'ldmxcsr dword ptr')
+eq "--fp-exact: each after the reset" "$(echo "$n" | awk '{ print ($1 > 0) ? $1 : -1, $1 }')" "$n"
+eq "--fp-exact: JSON" "2000 true" "$("$DBTPROF" gentest --json --fp-exact -o "$T/x.c" "$T/fp.trace" | jq -r '"\(.fp_instructions) \(.fp_exact)"')"
+eq "without --fp-exact: no reset" "0" "$("$DBTPROF" gentest -o "$T/x.c" "$T/fp.trace" >/dev/null; grep -c 'ldmxcsr dword ptr \[r15 + 16\]' "$T/x.c" || true)"
 eq "--no-misses: none" "0 0" "$("$DBTPROF" gentest --json --no-misses -o "$T/x.c" "$T/l1.trace" | jq .walk_blocks) $(grep -c 'r15 + r[0-9a-z]* + 9[0-9]*\]' "$T/x.c")"
 eq "blocks-mode profile: no memory accesses" "false 0" \
 	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pg.trace" | jq -r '"\(.memory_accesses) \(.walk_blocks)"')"
@@ -532,6 +585,46 @@ if command -v "$CC_A64" >/dev/null && command -v qemu-aarch64 >/dev/null; then
 	contains "a64 threads run" "3 threads, 150009 block executions, scale 1" "$(qemu-aarch64 "$T/a64_threads")"
 	eq "a64 scale 3" "$(awk '{ print $1, int($3 / 3) }' "$T/a64_loop.plan")" \
 		"$(qemu-aarch64 "$T/a64_loop" --counts --scale 3 | awk '{ print $1, $3 }')"
+
+	# L1 misses, as for x86-64: a loop loading from a new line every
+	# execution (19,999 misses), and every fourth (16 bytes on: 4,999).
+	# The walking operands move through chunks of the walk area; the
+	# generated program's passes miss as often, within 2%.
+	for st in 64 16; do
+		cat >"$T/a64_l1_$st.c" <<EOF2
+__asm__(".text\\n.globl main\\nmain:\\n\\tadrp x1, l1buf\\n"
+	"\\tadd x1, x1, :lo12:l1buf\\n\\tmov w2, #20000\\n.Lm:\\n"
+	"\\tldr x0, [x1]\\n\\tadd x1, x1, #$st\\n\\tsubs w2, w2, #1\\n"
+	"\\tb.ne .Lm\\n\\tmov w0, #0\\n\\tret\\n"
+	"\\t.bss\\n\\t.p2align 6\\nl1buf:\\n\\t.zero 1280000\\n\\t.text\\n");
+EOF2
+		$CC_A64 -O2 -static -o "$T/a64_l1_$st" "$T/a64_l1_$st.c"
+		MODE=mem exact_a64 "$T/a64_l1_$st" "a64_l1_$st"
+		"$DBTPROF" record -q -m mem -o "$T/a64_l1_$st.gen.mem" -- "$T/a64_l1_$st" >/dev/null
+		got=$(fn_misses "$T/a64_l1_$st.gen.mem" "$(block_of "$T/a64_l1_$st.plan" 19999)")
+		want=$((st == 64 ? 19999 : 4999))
+		eq "a64 L1 misses, $st bytes a step: the profile's" "19999 $want $([ "$st" = 64 ] && echo 1 || echo 0.25)" \
+			"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_l1_$st.trace" |
+				jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
+		[ "$got" -ge $((want * 98 / 100)) ] && [ "$got" -le $((want * 102 / 100)) ] ||
+			fail "a64 L1 misses, $st bytes a step: the generated program's passes miss $got times, the original's $want"
+		checks=$((checks + 1))
+	done
+
+	# --fp-exact: every floating-point instruction follows msr fpsr, xzr
+	# (fadd, fmul: 2 x 1000 executions); the counts stay exact
+	cat >"$T/a64_fp.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov w2, #1000\n\tfmov d1, #1.5\n"
+	".Lf:\n\tfadd d0, d0, d1\n\tfmul d0, d0, d1\n\tsubs w2, w2, #1\n"
+	"\tb.ne .Lf\n\tmov w0, #0\n\tret\n");
+EOF2
+	$CC_A64 -O2 -static -o "$T/a64_fp" "$T/a64_fp.c"
+	exact_a64 "$T/a64_fp" a64_fp --fp-exact
+	contains "a64 --fp-exact: the summary" "floating-point instructions at T=1: 2,000, each after a reset of the status flags" "$(cat "$T/a64_fp.sum")"
+	n=$(fp_reset "$T/a64_fp.c" '// f(add|mul) d0' 'msr fpsr, xzr')
+	eq "a64 --fp-exact: each after the reset" "$(echo "$n" | awk '{ print ($1 > 0) ? $1 : -1, $1 }')" "$n"
+	"$DBTPROF" gentest -o "$T/x.c" "$T/a64_fp.trace" >/dev/null
+	eq "a64 without --fp-exact: no reset" "0" "$(grep -c 'msr fpsr' "$T/x.c")"
 
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and

@@ -19,6 +19,7 @@
 
 #include "dbtp/gentest.h"
 #include "dbtp/trace.h"
+#include "gentest/rewrite.h"
 #include "t.h"
 
 static char dir[] = "/tmp/dbtp-gentest-a64.XXXXXX";
@@ -354,6 +355,103 @@ static int bases_ok(const char *text)
 	return n;
 }
 
+/* Instruction @k's line in @t ends with DBTP_GT_WALK_MARK. */
+static int marked(const char *t, unsigned k)
+{
+	char label[32];
+	const char *l, *e;
+	size_t ml = strlen(DBTP_GT_WALK_MARK);
+
+	snprintf(label, sizeof(label), ".Lg0_%u:\n", k);
+	l = t ? strstr(t, label) : NULL;
+	if (!l)
+		return 0;
+	l += strlen(label);
+	e = strchr(l, '\n');
+	return e && (size_t)(e - l) >= ml &&
+	       !strncmp(e - ml, DBTP_GT_WALK_MARK, ml);
+}
+
+/* Rewrite the words @w (@n of them) with @mark and @fp set; the text. */
+static char *rewrite_words(const uint32_t *w, unsigned n, int mark, int fp,
+			   struct dbtp_gt_rw_stats *st)
+{
+	dbtp_gt_rw *rw = NULL;
+	dbtp_err err = {0};
+	uint8_t code[64];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *tf, *sf;
+
+	if (dbtp_gt_rw_open(&rw, DBTP_ARCH_AARCH64, &err))
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		for (int j = 0; j < 4; j++)
+			code[4 * i + j] = (uint8_t)(w[i] >> (8 * j));
+	dbtp_gt_rw_mark(rw, mark);
+	dbtp_gt_rw_fp_exact(rw, fp);
+	tf = open_memstream(&text, &len);
+	sf = fopen("/dev/null", "w");
+	CHECK(!dbtp_gt_rw_block(rw, 0, code, 4 * n, n, NULL, 0x400000, tf, sf,
+				st, &err));
+	fclose(tf);
+	fclose(sf);
+	dbtp_gt_rw_close(rw);
+	return text;
+}
+
+/*
+ * Walking operands: with marks on, the loads and stores of 1 to 8 bytes
+ * that address the data area end their line with the mark (not a
+ * 16-byte one, not one through sp); dbtp_gt_a64_walk() moves such a word
+ * to [x<reg>, #(at + off % 32)] (the expected words assembled with
+ * aarch64-linux-gnu-as).  --fp-exact: a floating-point instruction
+ * follows msr fpsr, xzr.
+ */
+static void test_walk_fp(void)
+{
+	/* ldr x0, [x1, #8]; ldrh w3, [x2, #6]; ldr q0, [x1]; ldr x0, [sp,
+	 * #8]; fadd d0, d0, d1 */
+	static const uint32_t w[] = {0xf9400420, 0x79400c43, 0x3dc00020,
+				     0xf94007e0, 0x1e612800};
+	struct dbtp_gt_rw_stats st;
+	char *t;
+
+	t = rewrite_words(w, 5, 1, 0, &st);
+	CHECK_EQ(st.walkable, 2);
+	CHECK_EQ(st.fp, 1);
+	/* marked: instructions 0 and 1, not the q load nor the sp one */
+	CHECK(marked(t, 0) && marked(t, 1));
+	CHECK(!marked(t, 2) && !marked(t, 3) && !marked(t, 4));
+	CHECK(t && strstr(t, "msr fpsr") == NULL);
+	free(t);
+	t = rewrite_words(w, 5, 0, 1, &st);
+	CHECK_EQ(st.walkable, 0);
+	CHECK(t && strstr(t, DBTP_GT_WALK_MARK) == NULL);
+	CHECK(t && strstr(t, ".Lg0_4:\n\tmsr fpsr, xzr\n\t.inst 0x1e612800") !=
+		       NULL);
+	free(t);
+	/* ldr x0, [x28, #8] -> ldr x0, [x20, #72]; strb w1, [x28, #33] ->
+	 * strb w1, [x20, #129] */
+	CHECK_EQ(dbtp_gt_a64_walk(0xf9400780, 20, 64), 0xf9402680);
+	CHECK_EQ(dbtp_gt_a64_walk(0x39008781, 20, 128), 0x39020681);
+	/* the classification of floating-point arithmetic */
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fmla"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fcvtzu"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "scvtf"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fmov"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fneg"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "add"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "addsd"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "vfmadd231sd"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "cvtsi2sd"));
+	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "vsqrtpd"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "paddd"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "andpd"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "movsd"));
+	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "add"));
+}
+
 static void test_outcomes(void)
 {
 	int accesses = 0;
@@ -579,6 +677,7 @@ int main(void)
 		return 1;
 	}
 	test_outcomes();
+	test_walk_fp();
 	test_program();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);

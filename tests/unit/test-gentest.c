@@ -851,6 +851,43 @@ static void test_reads(void)
 	}
 }
 
+/* --fp-exact: addsd and mulsd (a memory form) each follow ldmxcsr of the
+ * default MXCSR, paddd (integer) does not; without it, nothing. */
+static void test_fp_exact(void)
+{
+	/* addsd xmm0, xmm1; mulsd xmm0, [rdi]; paddd xmm0, xmm1 */
+	static const uint8_t code[] = {0xf2, 0x0f, 0x58, 0xc1, 0xf2, 0x0f,
+				       0x59, 0x07, 0x66, 0x0f, 0xfe, 0xc1};
+	static const uint8_t sizes[] = {4, 4, 4};
+	dbtp_gt_rw *rw = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_gt_rw_open(&rw, DBTP_ARCH_X86_64, &err));
+	for (int on = 0; rw && on < 2; on++) {
+		struct dbtp_gt_rw_stats st;
+		char *text = NULL, want[64];
+		size_t len = 0;
+		FILE *tf = open_memstream(&text, &len),
+		     *sf = fopen("/dev/null", "w");
+
+		dbtp_gt_rw_fp_exact(rw, on);
+		CHECK(!dbtp_gt_rw_block(rw, 7, code, sizeof(code), 3, sizes,
+					0x401000, tf, sf, &st, &err));
+		fclose(tf);
+		fclose(sf);
+		CHECK_EQ(st.fp, 2);
+		for (int k = 0; k < 3; k++) {
+			snprintf(want, sizeof(want),
+				 ".Lg7_%d:\n\tldmxcsr dword ptr [r15 + %d]\n",
+				 k, DBTP_GT_SLOT_MXCSR);
+			CHECK_EQ(strstr(text, want) != NULL, on && k < 2);
+		}
+		CHECK_EQ(st.helpers, on ? 2u : 0u);
+		free(text);
+	}
+	dbtp_gt_rw_close(rw);
+}
+
 static void test_loader(void)
 {
 	CHECK(dbtp_gt_is_loader("/lib64/ld-linux-x86-64.so.2"));
@@ -920,6 +957,7 @@ int main(void)
 	test_stack_budget();
 	test_loader();
 	test_reads();
+	test_fp_exact();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
