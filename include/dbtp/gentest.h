@@ -272,6 +272,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_CURSOR 136	 /* --mispredict: random bytes' cursor */
 #define DBTP_GT_SLOT_CHUNKS 144	 /* --mispredict: 256 passes to go, times */
 #define DBTP_GT_SLOT_WALK 152	 /* the walk's line (emit.c, put_walks()) */
+#define DBTP_GT_SLOT_RESERVE 160 /* start of the buffer's reservation */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
@@ -420,11 +421,12 @@ int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn);
  * @source: text for the file's header comment (the command line).
  * @unroll: copies of each block per loop pass, a power of two up to
  *	    DBTP_GT_MAX_UNROLL (0: DBTP_GT_UNROLL).
- * @mispredict: x86-64, not @naive: a block's conditional branch that the
+ * @mispredict: not @naive: a block's conditional branch that the
  *		profile's predictor missed on at least DBTP_GT_MISS_MIN of
  *		its executions decides on random bytes, going its less
- *		likely way as often as it was missed; an indirect jump or
- *		call whose target changed as often goes to random targets.
+ *		likely way as often as it was missed; (x86-64) an indirect
+ *		jump or call whose target changed as often goes to random
+ *		targets.
  * @cross_page: x86-64, not @naive: a block's direct jump, call or
  *		conditional branch leaves the page in as many of its copies
  *		as the original's did of its executions (struct

@@ -11,46 +11,43 @@
  * each pass ends with a tail that resets sp (if the block touches it) and
  * counts passes down in a register the block does not use (in the buffer
  * if it uses them all).  FPCR holds its default (0) on entry and exit.
- * With walking operands (emit.c, put_walks()), register @wreg holds the
- * walk's chunk: taken up from DBTP_GT_SLOT_WALK at the entry, moved to
- * the next chunk every pass, put back at the exit.
+ * With random branches (@rnd; emit.c, put_random()) a register points at
+ * the random bytes, taken up from DBTP_GT_SLOT_CURSOR at the entry, moved
+ * on a byte every pass round a window of 64 KiB (the driver aligns it),
+ * put back at the exit.  With walking operands (put_walks()), register
+ * @wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK, moved to
+ * the next chunk every pass, put back.
  */
 #include <stdio.h>
 
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
 
-/* A register the block leaves alone for the pass counter, or -1.  x9 and
- * x10 are the entry's scratch, never the counter. */
-static int counter_reg(uint32_t regs)
+/* x9 and x10 are the entry's scratch, never taken. */
+int dbtp_gt_a64_reg(uint32_t regs, int k)
 {
 	static const int pref[] = {19, 20, 21, 22, 23, 24, 25, 26, 27,
 				   12, 13, 14, 15, 16, 17, 11, 0,  1,
 				   2,  3,  4,  5,  6,  7,  8,  18, 29};
 
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
-		if (!(regs & (1u << pref[i])))
+		if (!(regs & (1u << pref[i])) && !k--)
 			return pref[i];
 	return -1;
 }
 
-int dbtp_gt_a64_walk_reg(uint32_t regs)
-{
-	int cr = counter_reg(regs);
-
-	return cr < 0 ? -1 : counter_reg(regs | 1u << cr);
-}
-
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st, int wreg)
+			       const struct dbtp_gt_rw_stats *st, int rnd,
+			       int wreg)
 {
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
 					   "d10, d11", "d12, d13", "d14, d15"};
 	const int nsave = (int)(sizeof(save) / sizeof(*save));
 	const int stack = DBTP_GT_STACK_MID - DBTP_GT_DATA;
-	int cr = counter_reg(st->regs);
+	int cr = dbtp_gt_a64_reg(st->regs, 0),
+	    pr = rnd ? dbtp_gt_a64_reg(st->regs, 1) : -1;
 	unsigned sh = 0;
 
 	while ((1u << sh) < u)
@@ -82,6 +79,8 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	fprintf(f, "\tstr x11, [x0, #%d]\n", DBTP_GT_SLOT_COUNT);
 	if (cr >= 0)
 		fprintf(f, "\tmov x%d, x11\n", cr);
+	if (pr >= 0)
+		fprintf(f, "\tldr x%d, [x0, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
 	if (wreg >= 0)
 		fprintf(f, "\tldr x%d, [x0, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
 	fprintf(f,
@@ -94,6 +93,11 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (st->moves_sp)
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
+	if (pr >= 0) /* the next random byte, round the window */
+		fprintf(f,
+			"\tadd x%d, x%d, #1\n"
+			"\tand x%d, x%d, #0xfffffffffffeffff\n",
+			pr, pr, pr, pr);
 	if (wreg >= 0) /* the next chunk */
 		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
 			DBTP_GT_WALK_NEXT_OFF - 4);
@@ -106,18 +110,17 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			"\tsubs x10, x10, #1\n"
 			"\tstr x10, [x9]\n",
 			DBTP_GT_DATA - DBTP_GT_SLOT_COUNT);
-	fprintf(f, "\tb.ne gt_b%u_body\n", id);
+	fprintf(f, "\tb.ne gt_b%u_body\n\tsub x9, x28, #%d\n", id,
+		DBTP_GT_DATA);
+	if (pr >= 0)
+		fprintf(f, "\tstr x%d, [x9, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
 	if (wreg >= 0)
-		fprintf(f,
-			"\tsub x9, x28, #%d\n"
-			"\tstr x%d, [x9, #%d]\n",
-			DBTP_GT_DATA, wreg, DBTP_GT_SLOT_WALK);
+		fprintf(f, "\tstr x%d, [x9, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
 	fprintf(f,
-		"\tsub x9, x28, #%d\n"
 		"\tldr x9, [x9, #%d]\n"
 		"\tmov sp, x9\n"
 		"\tmsr fpcr, xzr\n",
-		DBTP_GT_DATA, DBTP_GT_SLOT_RSP);
+		DBTP_GT_SLOT_RSP);
 	for (int i = nsave - 1; i >= 0; i--)
 		fprintf(f, "\tldp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
 	fprintf(f,

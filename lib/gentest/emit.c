@@ -103,7 +103,9 @@ static const char driver[] =
     "/* The buffer sits alone in the middle of a reserved 8 MiB, far from\n"
     " * any stack: a DBT that follows stack-pointer moves (valgrind) sees\n"
     " * the switch to the private stack as a stack switch; whole pages\n"
-    " * (GT_BUF_SIZE a multiple of two pages, so its start is one). */\n"
+    " * (GT_BUF_SIZE a multiple of two pages, so its start is one;\n"
+    " * AArch64: 128 KiB aligned, so that the random bytes' pointer goes\n"
+    " * round its window by clearing a bit). */\n"
     "static uint64_t gt_lcg = 1;\n"
     "#if GT_JT_COUNT\n"
     "/* the tables of branch targets, copied into the buffer */\n"
@@ -117,6 +119,10 @@ static const char driver[] =
     "\tunsigned char *b = r + (GT_RESERVE - GT_BUF_SIZE) / 2;\n"
     "\tuint64_t v;\n"
     "\n"
+    "#if GT_A64\n"
+    "\tb = (unsigned char *)((uintptr_t)b & ~(uintptr_t)0x1ffff);\n"
+    "#endif\n"
+    "\n"
     "\tif (r == MAP_FAILED ||\n"
     "\t    mprotect(b, GT_BUF_SIZE, PROT_READ | PROT_WRITE)) {\n"
     "\t\tfputs(\"out of memory\\n\", stderr);\n"
@@ -124,15 +130,21 @@ static const char driver[] =
     "\t}\n"
     "\tmemset(b, GT_DATA_FILL, GT_BUF_SIZE);\n"
     "\tmemset(b, 0, GT_DATA);\n"
+    "\tv = (uint64_t)(uintptr_t)r;\n"
+    "\tmemcpy(b + GT_SLOT_RESERVE, &v, 8);\n"
     "\tfor (unsigned i = 0; GT_RANDOM && i < GT_RAND_SIZE; i++)\n"
     "\t\tb[GT_RAND + i] = (unsigned char)((gt_lcg = gt_lcg *\n"
     "\t\t\t6364136223846793005ull + 1442695040888963407ull) >> 56);\n"
+    "#if GT_A64\n"
+    "\tv = (uint64_t)(uintptr_t)(b + GT_RAND);\n"
+    "\tmemcpy(b + GT_SLOT_CURSOR, &v, 8);\n"
+    "#endif\n"
     "#if GT_JT_COUNT\n"
     "\tmemcpy(b + GT_JUMPS, gt_jt, (size_t)GT_JT_COUNT * GT_JT_BYTES);\n"
     "#endif\n"
     "#if GT_WALKS\n"
     "\t/* the walk's 1024 lines in one cycle of random order, each\n"
-    "\t * holding the next one's offset at GT_WALK_NEXT (GT_WALK_ABS:\n"
+    "\t * holding the next one's offset at GT_WALK_NEXT (GT_A64:\n"
     "\t * chunks of GT_WALK_STEP bytes, holding the next one's address\n"
     "\t * in the 8 bytes that end there) */\n"
     "\t{\n"
@@ -150,7 +162,7 @@ static const char driver[] =
     "\t\t\tord[j] = x;\n"
     "\t\t}\n"
     "\t\tfor (unsigned i = 0; i < 1024; i++) {\n"
-    "#if GT_WALK_ABS\n"
+    "#if GT_A64\n"
     "\t\t\tunsigned char *nx = b + GT_WALK + GT_WALK_STEP *\n"
     "\t\t\t\t\t\t\t   ord[(i + 1) % 1024];\n"
     "\n"
@@ -162,7 +174,7 @@ static const char driver[] =
     "\t\t\tmemcpy(b + GT_WALK_NEXT + 64u * ord[i], &nx, 4);\n"
     "#endif\n"
     "\t\t}\n"
-    "#if GT_WALK_ABS\n"
+    "#if GT_A64\n"
     "\t\tv = (uint64_t)(uintptr_t)(b + GT_WALK);\n"
     "\t\tmemcpy(b + GT_SLOT_WALK, &v, 8);\n"
     "#endif\n"
@@ -270,7 +282,8 @@ static const char driver[] =
     "\tmemcpy(&fd, t->buf + GT_SLOT_ZERO, 8);\n"
     "\tif (fd >= 0)\n"
     "\t\tclose((int)fd);\n"
-    "\tmunmap(t->buf - (GT_RESERVE - GT_BUF_SIZE) / 2, GT_RESERVE);\n"
+    "\tmemcpy(&fd, t->buf + GT_SLOT_RESERVE, 8);\n"
+    "\tmunmap((void *)(uintptr_t)fd, GT_RESERVE);\n"
     "\treturn NULL;\n"
     "}\n"
     "\n"
@@ -1119,12 +1132,44 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
  * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
- * rcx-tests and loops: none.  An indirect jump or call of two or more
- * targets whose target changed on a share p of its executions (>= 1/64;
- * a predictor of the last target, as cachegrind's, misses these): the
- * share of its table's entries (put_indirect()) that lead elsewhere than
- * the next instruction with which such a predictor misses as often.
+ * rcx-tests and loops: none.  AArch64 (b.cond; not cbz, tbz, which test
+ * a register of the block's): the byte loaded into a free register, then
+ * for Z (eq, ne; gt, le, since tst clears N and V) tst of its k low bits;
+ * for C (hs, lo) and N != V (lt, ge, the byte zero-extended) cmp with
+ * round(256p); for hi, ls cmp with one less; mi, pl, vs, vc: none.  An indirect
+ * jump or call of two or more targets whose target changed on a share p of its
+ * executions (>= 1/64; a predictor of the last target, as cachegrind's, misses
+ * these): the share of its table's entries (put_indirect()) that lead elsewhere
+ * than the next instruction with which such a predictor misses as often.
  */
+static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
+{
+	static const char *const z[] = {"b.eq", "b.ne", "b.gt", "b.le", NULL};
+	static const char *const c[] = {"b.hs", "b.lo", "b.cs", "b.cc",
+					"b.lt", "b.ge", NULL};
+	long imm = lround(256 * p);
+
+	imm = imm < 1 ? 1 : imm > 128 ? 128 : imm;
+	for (int i = 0; z[i]; i++)
+		if (!strcmp(mn, z[i])) {
+			long k = lround(-log2(p));
+
+			rd->rnd_op = "tst";
+			rd->rnd_imm = (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
+			return;
+		}
+	for (int i = 0; c[i]; i++)
+		if (!strcmp(mn, c[i])) {
+			rd->rnd_op = "cmp";
+			rd->rnd_imm = (int)imm;
+			return;
+		}
+	if (!strcmp(mn, "b.hi") || !strcmp(mn, "b.ls")) {
+		rd->rnd_op = "cmp";
+		rd->rnd_imm = (int)imm - 1;
+	}
+}
+
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			double scale, struct rewritten *rd)
 {
@@ -1145,6 +1190,8 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	p = (double)(ind ? bl->tg_missed : bl->mispredicted) /
 	    (double)bl->count;
 	if (p < DBTP_GT_MISS_MIN)
+		return;
+	if (ind && dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64)
 		return;
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
@@ -1176,6 +1223,10 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			     bl->vaddr + at, text, sizeof(text)))
 		return;
 	text[strcspn(text, " ")] = '\0';
+	if (dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64) {
+		plan_random_a64(text, p, rd);
+		return;
+	}
 	for (int i = 0; zf[i]; i++)
 		if (!strcmp(text, zf[i])) {
 			long k = lround(-log2(p));
@@ -1246,6 +1297,16 @@ static unsigned rand_at(uint32_t id)
 	return DBTP_GT_RAND - 1 +
 	       ((id * 2654435761u) >> 16) % (DBTP_GT_RAND_SIZE - 65536);
 }
+
+/* AArch64: the offset from the random bytes' pointer at which copy @id
+ * reads them (put_random()). */
+static unsigned rand_a64(uint32_t id)
+{
+	return ((id * 2654435761u) >> 16) % DBTP_GT_A64_RAND;
+}
+_Static_assert(DBTP_GT_RAND % 131072 == 0 &&
+		   65536 + DBTP_GT_A64_RAND <= DBTP_GT_RAND_SIZE,
+	       "the AArch64 random bytes' window (emit-a64.c)");
 
 /* Where table @t of branch targets sits in the buffer. */
 static unsigned jt_at(uint32_t t)
@@ -1321,20 +1382,27 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
  * and copy (rand_at()); an indirect branch so planned goes through a table
  * (put_indirect()), written to @jt, *@njt tables so far.  Such a function
  * counts in a register (counter_reg()), never with `loop` or in the
- * buffer: none there, no tests; tables need a second one.  Counts the
- * blocks in @sum; 1 if it put any, -1 out of memory.
+ * buffer: none there, no tests; tables need a second one.  AArch64 has
+ * no memory operand to test: a free register points at the random bytes
+ * (moved on a byte a pass, emit-a64.c) and another loads the byte, at an
+ * offset below DBTP_GT_A64_RAND of its own, before the test; no indirect
+ * ones.  Counts the blocks in @sum; 1 if it put any, -1 out of memory.
  */
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
 		      const struct dbtp_gt_rw_stats *st, FILE *jt,
 		      uint32_t *njt, struct dbtp_gt_summary *sum)
 {
-	const struct gpr *cg = free_gpr(st->regs);
+	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
+	const struct gpr *cg = a64 ? NULL : free_gpr(st->regs);
 	const struct gpr *sg = cg ? free_gpr(st->regs | 1u << cg->n) : NULL;
+	/* AArch64: the random bytes' pointer and the register they load */
+	int pr = a64 ? dbtp_gt_a64_reg(st->regs, 1) : -1,
+	    lr = a64 ? dbtp_gt_a64_reg(st->regs, 2) : -1;
 	unsigned u = rd[b].u;
 	int rnd = 0;
 
-	if (!cg)
+	if (a64 ? lr < 0 : !cg)
 		return 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
@@ -1353,10 +1421,19 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 						 &body[j]);
 				*njt += r > 0;
 			} else {
-				snprintf(line, sizeof(line),
-					 "\t%s byte ptr [r15 + %s + %u], %d\n",
-					 rd[k].rnd_op, cg->name[0], rand_at(id),
-					 rd[k].rnd_imm);
+				if (a64)
+					snprintf(line, sizeof(line),
+						 "\tldrb w%d, [x%d, #%u]\n"
+						 "\t%s w%d, #%d\n",
+						 lr, pr, rand_a64(id),
+						 rd[k].rnd_op, lr,
+						 rd[k].rnd_imm);
+				else
+					snprintf(line, sizeof(line),
+						 "\t%s byte ptr [r15 + %s + "
+						 "%u], %d\n",
+						 rd[k].rnd_op, cg->name[0],
+						 rand_at(id), rd[k].rnd_imm);
 				r = put_at(&body[j], id, bl->ninsns - 1, "",
 					   line);
 			}
@@ -1367,7 +1444,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		sum->mispredict += (uint32_t)any;
 		sum->mispredict_ind += (uint32_t)(any && ind);
 		sum->random[k] = (uint8_t)any;
-		sum->stat[k].helpers += (uint32_t)any;
+		sum->stat[k].helpers += (uint32_t)any * (a64 ? 2 : 1);
 		rnd |= any;
 	}
 	return rnd;
@@ -1955,7 +2032,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
-	int rnd_on = o->mispredict && !a64 && !o->naive;   /* random branches */
+	int rnd_on = o->mispredict && !o->naive;	   /* random branches */
 	int cross_on = o->cross_page && !a64 && !o->naive; /* put_cross() */
 	int walk_on = o->misses && !o->naive &&		   /* put_walks() */
 		      dbtp_gt_model_mem(m);
@@ -2062,6 +2139,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_SLOT_MXCSR %d\n#define GT_SLOT_FCW %d\n"
 		"#define GT_SLOT_DIV %d\n#define GT_SLOT_ZERO %d\n"
 		"#define GT_SLOT_FXSAVE %d\n#define GT_SLOT_WALK %d\n"
+		"#define GT_SLOT_CURSOR %d\n#define GT_SLOT_RESERVE %d\n"
 		"#define GT_DATA %d\n"
 		"#define GT_JUMPS %d\n#define GT_JT_BYTES %d\n"
 		"#define GT_BUF_SIZE ((%d + GT_JT_COUNT * GT_JT_BYTES + 8191) "
@@ -2071,14 +2149,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_RANDOM %d\n"
 		"#define GT_WALKS %d\n#define GT_WALK %d\n"
 		"#define GT_WALK_NEXT %d\n"
-		"#define GT_WALK_ABS %d\n#define GT_WALK_STEP %d\n",
+		"#define GT_A64 %d\n#define GT_WALK_STEP %d\n",
 		o->naive ? "naive" : "test", o->naive ? 1.0 : tmax,
 		DBTP_GT_SLOT_MXCSR, DBTP_GT_SLOT_FCW, DBTP_GT_SLOT_DIV,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_SLOT_WALK,
-		DBTP_GT_DATA, DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES,
-		DBTP_GT_BUF_SIZE, DBTP_GT_DATA_FILL, DBTP_GT_RAND,
-		DBTP_GT_RAND_SIZE, rnd_on, walk_on, DBTP_GT_WALK,
-		DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64, DBTP_GT_A64_CHUNK);
+		DBTP_GT_SLOT_CURSOR, DBTP_GT_SLOT_RESERVE, DBTP_GT_DATA,
+		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
+		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
+		walk_on, DBTP_GT_WALK, DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64,
+		DBTP_GT_A64_CHUNK);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -2144,7 +2223,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (walk_on && a64) {
 			char xn[8];
 
-			wa64 = dbtp_gt_a64_walk_reg(st.regs);
+			wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
 			snprintf(xn, sizeof(xn), "x%d", wa64);
 			walks =
 			    put_walks(m, rd, seq_next, b, body,
@@ -2184,7 +2263,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64)
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
-						  wa64);
+						  rnd > 0, wa64);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg);

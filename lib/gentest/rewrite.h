@@ -46,7 +46,8 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
  */
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st, int wreg);
+			       const struct dbtp_gt_rw_stats *st, int rnd,
+			       int wreg);
 
 /*
  * The word of a load or store that ldst_reg() rewrote to [x28, #off] and
@@ -56,9 +57,18 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
  */
 uint32_t dbtp_gt_a64_walk(uint32_t w, unsigned reg, uint32_t at);
 
-/* The register a function of registers @regs walks in (after its pass
- * counter's), or -1. */
-int dbtp_gt_a64_walk_reg(uint32_t regs);
+/*
+ * The @k-th register (0: the pass counter's) that a function of registers
+ * @regs leaves alone, in emit-a64.c's order, or -1.  A function counts
+ * its passes in the first; one with random branches points at the random
+ * bytes with the second and loads them into the third; its walk register
+ * is the next.
+ */
+int dbtp_gt_a64_reg(uint32_t regs, int k);
+
+/* AArch64 random bytes: a window of 64 KiB the pointer goes round, and
+ * the offsets (below this) at which copies read from it. */
+#define DBTP_GT_A64_RAND 4096
 
 /* Where a walk line holds the next one's offset (emit.c). */
 #define DBTP_GT_WALK_NEXT_OFF 60

@@ -626,6 +626,57 @@ EOF2
 	"$DBTPROF" gentest -o "$T/x.c" "$T/a64_fp.trace" >/dev/null
 	eq "a64 without --fp-exact: no reset" "0" "$(grep -c 'msr fpsr' "$T/x.c")"
 
+	# Random branches (AArch64): the LCG's two branches, which dbtprof's
+	# predictor misses on about a third and a seventh of their runs, load
+	# a random byte and test it before their branch.  Where a branch goes
+	# is invisible in a block trace (both ways lead to the next
+	# instruction), so a copy of the program sends each random branch's
+	# taken way through a block of its own (gt_pad_<copy>_<cond>_<op>_<imm>):
+	# each copy takes it as often as its test says (tst #m: Z 1 / (m + 1);
+	# cmp #i: below i, i / 256), within 0.03 of some 2,000 to 7,000 runs.
+	exact_a64 "$G/aarch64/random" a64_rnd
+	jq -e '.mispredict_blocks >= 2' >/dev/null <<<"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_rnd.trace")" ||
+		fail "a64 random: expected two or more random branches"
+	awk '/"\\t(tst|cmp) w[0-9]+, #[0-9]+\\n"/ { t = $0; print; next }
+	t != "" && match($0, /"\\tb\.[a-z][a-z] \.Lg[0-9]+_[0-9]+\\t/) {
+		split(substr($0, RSTART + 3), a, /[ \\]/)
+		id = a[2]; sub(/^\.Lg/, "", id); sub(/_.*/, "", id)
+		match(t, /(tst|cmp) w[0-9]+, #[0-9]+/)
+		split(substr(t, RSTART, RLENGTH), o, /[ #]/)
+		pad = "gt_pad_" id "_" substr(a[1], 3) "_" o[1] "_" o[4]
+		printf "\t\"\\t%s %s\\n\\tb %s\\n\\t.globl %s\\n%s:\\n\\tb %s\\n\"\n", a[1], pad, a[2], pad, pad, a[2]
+		t = ""; next }
+	{ t = ""; print }' "$T/a64_rnd.c" >"$T/a64_rndp.c"
+	$CC_A64 -static -O2 -pthread -o "$T/a64_rndp" "$T/a64_rndp.c"
+	"$DBTPROF" record -q -m blocks -o "$T/a64_rndp.trace" -- "$T/a64_rndp" >/dev/null
+	"$DBTPROF" dump --symbols "$T/a64_rndp.trace" | awk '
+		$2 == "block" && $6 ~ /\+0x0$/ { s = $6; sub(/\+0x0$/, "", s); n[s]++ }
+		END {
+			for (s in n) {
+				if (s !~ /^gt_pad_/)
+					continue
+				split(s, p, "_"); k = int(p[3] / 16); c = p[3] % 16
+				runs = n[c ? "gt_b" k "_c" c : "gt_b" k "_body"]
+				cc = p[4]; i = p[6]
+				if (p[5] == "tst")
+					e = (cc == "eq" || cc == "le") ? 1 / (i + 1) : 1 - 1 / (i + 1)
+				else if (cc == "lo" || cc == "cc" || cc == "lt")
+					e = i / 256
+				else if (cc == "hi")
+					e = 1 - (i + 1) / 256
+				else if (cc == "ls")
+					e = (i + 1) / 256
+				else
+					e = 1 - i / 256
+				d = n[s] / runs - e
+				print s, n[s], runs, e, (d < 0 ? -d : d) <= 0.03 ? "ok" : "off"
+			}
+		}' >"$T/a64_rnd.rates"
+	eq "a64 random: copies that take their way as often as their test says" \
+		"$(grep -c . "$T/a64_rnd.rates") 0" \
+		"$(grep -c ' ok$' "$T/a64_rnd.rates") $(grep -c -v ' ok$' "$T/a64_rnd.rates")"
+	[ -s "$T/a64_rnd.rates" ] || fail "a64 random: no random branch measured"
+
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
 	# three workers.  The plan equals the profile; the program compiles
