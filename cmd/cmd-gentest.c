@@ -72,7 +72,7 @@ static const char usage_text[] =
     "                          goes to random targets (a table indexed\n"
     "                          by a random byte)\n"
     "      --no-cross-page     keep every branch on its page; by default\n"
-    "                          (x86-64) a block's direct jump, call or\n"
+    "                          a block's direct jump, call or (x86-64)\n"
     "                          conditional branch continues on another\n"
     "                          page in as many of its copies as the\n"
     "                          original's went to another page (QEMU\n"

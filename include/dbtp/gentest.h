@@ -427,7 +427,7 @@ int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn);
  *		likely way as often as it was missed; (x86-64) an indirect
  *		jump or call whose target changed as often goes to random
  *		targets.
- * @cross_page: x86-64, not @naive: a block's direct jump, call or
+ * @cross_page: not @naive: a block's direct jump, call or (x86-64)
  *		conditional branch leaves the page in as many of its copies
  *		as the original's did of its executions (struct
  *		dbtp_gt_block's crossed).

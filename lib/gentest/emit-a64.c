@@ -16,7 +16,8 @@
  * on a byte every pass round a window of 64 KiB (the driver aligns it),
  * put back at the exit.  With walking operands (put_walks()), register
  * @wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK, moved to
- * the next chunk every pass, put back.
+ * the next chunk every pass, put back.  @far: the page crossings
+ * (put_cross()) in @body, odd if it ends in their section.
  */
 #include <stdio.h>
 
@@ -39,7 +40,7 @@ int dbtp_gt_a64_reg(uint32_t regs, int k)
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
 			       const struct dbtp_gt_rw_stats *st, int rnd,
-			       int wreg)
+			       int wreg, int far)
 {
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
@@ -91,6 +92,11 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tbr x9\n",
 		stack, id, id);
 	dbtp_gt_emit_copies(f, id, u, body);
+	/* the copies end in page crossings' section: the tail, whose b.ne
+	 * must reach the first copy, in .text */
+	if (far % 2)
+		fprintf(f, "\tb .Lgt%u_tail\n\t.popsection\n.Lgt%u_tail:\n", id,
+			id);
 	if (st->moves_sp)
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
 	if (pr >= 0) /* the next random byte, round the window */

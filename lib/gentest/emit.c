@@ -1514,9 +1514,11 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
  * which chains and follows jumps anywhere, and the program's instructions
  * stay as they were.  A conditional branch (a jcc; not loop or jrcxz,
  * which reach 127 bytes) is followed by a jump to the same place, so that
- * it leaves the page either way.  Nothing falls through to the code after
- * such a branch, so the section can change there.  Puts the switches in
- * function @b's @body, in the order the text runs (copies, then members);
+ * it leaves the page either way.  AArch64: b and bl only (b.cond and cbz
+ * reach 1 MiB, tbz 32 KiB, which a large program's .text outgrows; the
+ * function's tail, emit-a64.c, stays in .text).  Nothing falls through to the
+ * code after such a branch, so the section can change there.  Puts the switches
+ * in function @b's @body, in the order the text runs (copies, then members);
  * returns how many (odd: the function ends in .text.gt_far), -1 out of memory.
  * Notes the blocks that cross in @sum.
  */
@@ -1525,7 +1527,7 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 		     struct dbtp_gt_summary *sum)
 {
 	unsigned u = rd[b].u;
-	int n = 0;
+	int n = 0, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
 	for (unsigned j = 0; j < u; j++)
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
@@ -1552,11 +1554,25 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			for (line = at - 1; line > body[j] && line[-1] != '\n';
 			     line--)
 				;
-			if ((size_t)(at - line) <= tl + 1 || *line != '\t' ||
-			    strncmp(at - tl, tail, tl))
+			if (a64) { /* "\tb[l] <that label>\t// was ..." */
+				char b0[48], b1[48];
+				int l0 = snprintf(b0, sizeof(b0),
+						  "\tb .Lg%u_%u\t", id,
+						  bl->ninsns),
+				    l1 = snprintf(b1, sizeof(b1),
+						  "\tbl .Lg%u_%u\t", id,
+						  bl->ninsns);
+
+				if (strncmp(line, b0, (size_t)l0) &&
+				    strncmp(line, b1, (size_t)l1))
+					continue;
+				ins[0] = '\0';
+			} else if ((size_t)(at - line) <= tl + 1 ||
+				   *line != '\t' ||
+				   strncmp(at - tl, tail, tl)) {
 				continue;
-			if (!strncmp(line, "\tjmp ", 5) ||
-			    !strncmp(line, "\tcall ", 6))
+			} else if (!strncmp(line, "\tjmp ", 5) ||
+				   !strncmp(line, "\tcall ", 6))
 				ins[0] = '\0';
 			else if (line[1] == 'j' &&
 				 strncmp(line, "\tjrcxz", 7) &&
@@ -2032,9 +2048,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	double tmax = 0, dyn_total = 0;
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
-	int rnd_on = o->mispredict && !o->naive;	   /* random branches */
-	int cross_on = o->cross_page && !a64 && !o->naive; /* put_cross() */
-	int walk_on = o->misses && !o->naive &&		   /* put_walks() */
+	int rnd_on = o->mispredict && !o->naive;   /* random branches */
+	int cross_on = o->cross_page && !o->naive; /* put_cross() */
+	int walk_on = o->misses && !o->naive &&	   /* put_walks() */
 		      dbtp_gt_model_mem(m);
 
 	memset(sum, 0, sizeof(*sum));
@@ -2178,6 +2194,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
+	} else if (cross_on) {
+		put_asm(f, GT_FAR_ALIGN);
 	}
 	if (!o->naive &&
 	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
@@ -2263,7 +2281,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64)
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
-						  rnd > 0, wa64);
+						  rnd > 0, wa64, far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg);

@@ -49,6 +49,26 @@ fp_reset() {
 		END { print n + 0, ok + 0 }' "$1"
 }
 
+# crossings TRACE IDS: "EXECUTIONS CROSSINGS ..." of the blocks IDS
+# (K|K|...) in a recording of a generated program, in order of K: its
+# functions' entries into their copies, and how often the last translated
+# block of a copy and the next one (a function's) start on different
+# pages
+crossings() {
+	"$DBTPROF" dump --symbols "$1" | awk -v ids="^gt_b($2)_(body|c[0-9]+)[+]" '
+		$2 == "block" {
+			pg = substr($4, 1, length($4) - 3)
+			if (k != "" && pg != ppg && $6 ~ /^gt_b[0-9]+_/) x[k]++
+			k = ""
+			if ($6 ~ ids) {
+				k = $6; sub(/_(body|c[0-9]+)[+].*$/, "", k); sub(/^gt_b/, "", k)
+				if ($6 ~ /[+]0x0$/) n[k]++
+			}
+			ppg = pg
+		}
+		END { for (s in n) print s, n[s], x[s] + 0 }' | sort -n | awk '{ print $2, $3 }' | paste -sd' '
+}
+
 # exact GUEST NAME: generate from one profile, compare counts three ways
 exact() {
 	local g=$1 n=$2
@@ -482,18 +502,7 @@ eq "page crossings in the profile" "19999 19999 20000 20000 20000 19999" \
 eq "page crossings: blocks" 3 "$(jq '[.block_outcomes[] | select(.crossed >= 1000 and .crosses)] | length' <<<"$j")"
 ids=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id] | join("|")' <<<"$j")
 eq "page crossings in the generated program" "19999 19999 20000 20000 20000 20000" \
-	"$("$DBTPROF" dump --symbols "$T/pg.gen.trace" | awk -v ids="^gt_b($ids)_(body|c[0-9]+)[+]" '
-		$2 == "block" {
-			pg = substr($4, 1, length($4) - 3)
-			if (k != "" && pg != ppg && $6 ~ /^gt_b[0-9]+_/) x[k]++
-			k = ""
-			if ($6 ~ ids) {
-				k = $6; sub(/_(body|c[0-9]+)[+].*$/, "", k); sub(/^gt_b/, "", k)
-				if ($6 ~ /[+]0x0$/) n[k]++
-			}
-			ppg = pg
-		}
-		END { for (s in n) print s, n[s], x[s] + 0 }' | sort -n | awk '{ print $2, $3 }' | paste -sd' ')"
+	"$(crossings "$T/pg.gen.trace" "$ids")"
 contains "page crossings: the second text section" '.pushsection .text.gt_far' "$(cat "$T/pg.c")"
 eq "--no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
 # L1 misses: a loop that loads from a new line each time (20,000 lines, 64
@@ -625,6 +634,19 @@ EOF2
 	eq "a64 --fp-exact: each after the reset" "$(echo "$n" | awk '{ print ($1 > 0) ? $1 : -1, $1 }')" "$n"
 	"$DBTPROF" gentest -o "$T/x.c" "$T/a64_fp.trace" >/dev/null
 	eq "a64 without --fp-exact: no reset" "0" "$(grep -c 'msr fpsr' "$T/x.c")"
+
+	# Page crossings (AArch64): a bl and a b to another page, 20,000
+	# times each (the first bl in _start's block), and a b.cond back;
+	# the bl and the b cross in every execution of the generated program
+	# too (conditional branches do not: they reach 1 MiB).
+	exact_a64 "$G/aarch64/pages" a64_pg
+	j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_pg.trace")
+	eq "a64 page crossings in the profile" "19999 19999 true 20000 20000 true 20000 19999 false" \
+		"$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .executions, .crossed, .crosses] | join(" ")' <<<"$j")"
+	ids=$(jq -r '[.block_outcomes[] | select(.crosses) | .id] | join("|")' <<<"$j")
+	eq "a64 page crossings in the generated program" "1 1 19999 19999 20000 20000" \
+		"$(crossings "$T/a64_pg.gen.trace" "$ids")"
+	eq "a64 --no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/a64_pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
 
 	# Random branches (AArch64): the LCG's two branches, which dbtprof's
 	# predictor misses on about a third and a seventh of their runs, load
