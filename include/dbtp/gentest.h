@@ -297,6 +297,11 @@ struct dbtp_gt_rw_stats {
  * its executions stays predictable ... */
 #define DBTP_GT_RAND_PASSES 255
 #define DBTP_GT_MISS_MIN (1.0 / 64)
+/* AArch64's random test is two instructions an execution (and two a pass)
+ * where x86-64's is one: below this share it costs a DBT more than the
+ * mispredictions it reproduces (bench/RESULTS.md, "An AArch64 guest:
+ * misses, floating point, random branches, page crossings"). */
+#define DBTP_GT_MISS_MIN_A64 (1.0 / 8)
 /* ... and one that ran fewer times than this (in a profile, on average),
  * whose misses are mostly a predictor's first meetings, too. */
 #define DBTP_GT_MISS_RUNS 256

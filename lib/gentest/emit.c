@@ -1189,7 +1189,9 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 		return;
 	p = (double)(ind ? bl->tg_missed : bl->mispredicted) /
 	    (double)bl->count;
-	if (p < DBTP_GT_MISS_MIN)
+	if (p < (dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64
+		     ? DBTP_GT_MISS_MIN_A64
+		     : DBTP_GT_MISS_MIN))
 		return;
 	if (ind && dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64)
 		return;
