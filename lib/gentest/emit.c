@@ -1142,6 +1142,15 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
  * these): the share of its table's entries (put_indirect()) that lead elsewhere
  * than the next instruction with which such a predictor misses as often.
  */
+/* The mask of the k low bits of a random byte, all clear with probability
+ * 2^-k nearest to @p (k = 1 ... 7). */
+static int low_bits(double p)
+{
+	long k = lround(-log2(p));
+
+	return (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
+}
+
 static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
 {
 	static const char *const z[] = {"b.eq", "b.ne", "b.gt", "b.le", NULL};
@@ -1152,10 +1161,8 @@ static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
 	imm = imm < 1 ? 1 : imm > 128 ? 128 : imm;
 	for (int i = 0; z[i]; i++)
 		if (!strcmp(mn, z[i])) {
-			long k = lround(-log2(p));
-
 			rd->rnd_op = "tst";
-			rd->rnd_imm = (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
+			rd->rnd_imm = low_bits(p);
 			return;
 		}
 	for (int i = 0; c[i]; i++)
@@ -1231,10 +1238,8 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	}
 	for (int i = 0; zf[i]; i++)
 		if (!strcmp(text, zf[i])) {
-			long k = lround(-log2(p));
-
 			rd->rnd_op = "test";
-			rd->rnd_imm = (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
+			rd->rnd_imm = low_bits(p);
 			return;
 		}
 	if (!strcmp(text, "jb") || !strcmp(text, "jae") ||

@@ -436,20 +436,32 @@ static void test_walk_fp(void)
 	CHECK_EQ(dbtp_gt_a64_walk(0xf9400780, 20, 64), 0xf9402680);
 	CHECK_EQ(dbtp_gt_a64_walk(0x39008781, 20, 128), 0x39020681);
 	/* the classification of floating-point arithmetic */
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fmla"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fcvtzu"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "scvtf"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fmov"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "fneg"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, "add"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "addsd"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "vfmadd231sd"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "cvtsi2sd"));
-	CHECK(dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "vsqrtpd"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "paddd"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "andpd"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "movsd"));
-	CHECK(!dbtp_gt_fp_insn(DBTP_ARCH_X86_64, "add"));
+	{
+		static const struct {
+			enum dbtp_arch arch;
+			const char *mn;
+			int fp;
+		} cls[] = {
+		    {DBTP_ARCH_AARCH64, "fmla", 1},
+		    {DBTP_ARCH_AARCH64, "fcvtzu", 1},
+		    {DBTP_ARCH_AARCH64, "scvtf", 1},
+		    {DBTP_ARCH_AARCH64, "fmov", 0},
+		    {DBTP_ARCH_AARCH64, "fneg", 0},
+		    {DBTP_ARCH_AARCH64, "add", 0},
+		    {DBTP_ARCH_X86_64, "addsd", 1},
+		    {DBTP_ARCH_X86_64, "vfmadd231sd", 1},
+		    {DBTP_ARCH_X86_64, "cvtsi2sd", 1},
+		    {DBTP_ARCH_X86_64, "vsqrtpd", 1},
+		    {DBTP_ARCH_X86_64, "paddd", 0},
+		    {DBTP_ARCH_X86_64, "andpd", 0},
+		    {DBTP_ARCH_X86_64, "movsd", 0},
+		    {DBTP_ARCH_X86_64, "add", 0},
+		};
+
+		for (size_t i = 0; i < sizeof(cls) / sizeof(*cls); i++)
+			CHECK_EQ(dbtp_gt_fp_insn(cls[i].arch, cls[i].mn),
+				 cls[i].fp);
+	}
 }
 
 static void test_outcomes(void)
