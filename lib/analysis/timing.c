@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "analysis/timing.h"
+#include "dbtp/run.h"
 
 extern char **environ;
 
@@ -995,20 +996,10 @@ static int valid_cpu_name(const char *s)
 /* Is @name an executable file in a directory of $PATH? */
 static int on_path(const char *name)
 {
-	const char *p = getenv("PATH");
-	char buf[4096];
+	char *path = dbtp_find_in_path(name);
 
-	for (p = p ? p : "/usr/bin:/bin";; p++) {
-		size_t l = strcspn(p, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(l ? l : 1),
-			 l ? p : ".", name);
-		if (!access(buf, X_OK))
-			return 1;
-		p += l;
-		if (!*p)
-			return 0;
-	}
+	free(path);
+	return path != NULL;
 }
 
 /*

@@ -106,7 +106,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			pr, pr, pr, pr);
 	if (wreg >= 0) /* the next chunk */
 		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
-			DBTP_GT_WALK_NEXT_OFF - 4);
+			DBTP_GT_WALK_NEXT - 4);
 	if (cr >= 0)
 		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
 	else

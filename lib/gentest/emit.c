@@ -623,7 +623,6 @@ static int loop_fits(int a64, uint32_t regs, unsigned bytes)
 _Static_assert(1024 * DBTP_GT_A64_CHUNK <= DBTP_GT_WALK_SIZE,
 	       "the AArch64 walk's chunks fit the walk area");
 #define DBTP_GT_WALK_STREAM (DBTP_GT_WALK_SIZE / DBTP_GT_WALK_STREAMS)
-#define DBTP_GT_WALK_NEXT DBTP_GT_WALK_NEXT_OFF
 _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
 	       "a stream holds W's range and a line");
 
@@ -1123,25 +1122,6 @@ static void last_branch(const dbtp_gt_model *m, uint32_t b,
 	rd->loop = bl->br == DBTP_BR_COND && bl->br_target == bl->vaddr;
 }
 
-/*
- * --mispredict: the instruction that makes block @b's conditional branch
- * decide on a random byte (uniform, DBTP_GT_RAND), by the flags its
- * condition reads, so that it goes the less likely way with probability p,
- * the share of the block's executions the profile's predictor missed (at
- * most 1/2).  ZF (e, ne; a, be, g, le, since test clears CF, OF and, with
- * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
- * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
- * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
- * rcx-tests and loops: none.  AArch64 (b.cond; not cbz, tbz, which test
- * a register of the block's): the byte loaded into a free register, then
- * for Z (eq, ne; gt, le, since tst clears N and V) tst of its k low bits;
- * for C (hs, lo) and N != V (lt, ge, the byte zero-extended) cmp with
- * round(256p); for hi, ls cmp with one less; mi, pl, vs, vc: none.  An indirect
- * jump or call of two or more targets whose target changed on a share p of its
- * executions (>= 1/64; a predictor of the last target, as cachegrind's, misses
- * these): the share of its table's entries (put_indirect()) that lead elsewhere
- * than the next instruction with which such a predictor misses as often.
- */
 /* The mask of the k low bits of a random byte, all clear with probability
  * 2^-k nearest to @p (k = 1 ... 7). */
 static int low_bits(double p)
@@ -1151,6 +1131,13 @@ static int low_bits(double p)
 	return (1 << (k < 1 ? 1 : k > 7 ? 7 : k)) - 1;
 }
 
+/*
+ * plan_random() for AArch64's b.cond @mn (not cbz, tbz, which test a
+ * register of the block's): the byte loaded into a free register, then
+ * for Z (eq, ne; gt, le, since tst clears N and V) tst of its k low bits;
+ * for C (hs, lo) and N != V (lt, ge, the byte zero-extended) cmp with
+ * round(256p); for hi, ls cmp with one less; mi, pl, vs, vc: none.
+ */
 static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
 {
 	static const char *const z[] = {"b.eq", "b.ne", "b.gt", "b.le", NULL};
@@ -1177,12 +1164,29 @@ static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
 	}
 }
 
+/*
+ * --mispredict: the instruction that makes block @b's conditional branch
+ * decide on a random byte (uniform, DBTP_GT_RAND), by the flags its
+ * condition reads, so that it goes the less likely way with probability p,
+ * the share of the block's executions the profile's predictor missed (at
+ * most 1/2).  ZF (e, ne; a, be, g, le, since test clears CF, OF and, with
+ * bit 7 clear, SF): test of the k low bits, p = 2^-k.  CF (b, ae) and SF
+ * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
+ * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
+ * rcx-tests and loops: none.  AArch64: plan_random_a64(), from
+ * DBTP_GT_MISS_MIN_A64.  An indirect jump or call (x86-64) of two or more
+ * targets whose target changed on a share p of its executions (>= 1/64;
+ * a predictor of the last target, as cachegrind's, misses these): the
+ * share of its table's entries (put_indirect()) that lead elsewhere than
+ * the next instruction with which such a predictor misses as often.
+ */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			double scale, struct rewritten *rd)
 {
 	static const char *const zf[] = {"je", "jne", "ja", "jbe",
 					 "jg", "jle", NULL};
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int ind =
 	    rd->last == DBTP_BR_IND || (rd->last == DBTP_BR_CALL && bl->br_ind);
 	char text[96];
@@ -1196,11 +1200,7 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 		return;
 	p = (double)(ind ? bl->tg_missed : bl->mispredicted) /
 	    (double)bl->count;
-	if (p < (dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64
-		     ? DBTP_GT_MISS_MIN_A64
-		     : DBTP_GT_MISS_MIN))
-		return;
-	if (ind && dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64)
+	if (p < (a64 ? DBTP_GT_MISS_MIN_A64 : DBTP_GT_MISS_MIN) || (ind && a64))
 		return;
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
@@ -1232,7 +1232,7 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			     bl->vaddr + at, text, sizeof(text)))
 		return;
 	text[strcspn(text, " ")] = '\0';
-	if (dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64) {
+	if (a64) {
 		plan_random_a64(text, p, rd);
 		return;
 	}
@@ -1562,16 +1562,13 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			     line--)
 				;
 			if (a64) { /* "\tb[l] <that label>\t// was ..." */
-				char b0[48], b1[48];
-				int l0 = snprintf(b0, sizeof(b0),
-						  "\tb .Lg%u_%u\t", id,
-						  bl->ninsns),
-				    l1 = snprintf(b1, sizeof(b1),
-						  "\tbl .Lg%u_%u\t", id,
-						  bl->ninsns);
+				const char *to =
+				    !strncmp(line, "\tb ", 3)	 ? line + 3
+				    : !strncmp(line, "\tbl ", 4) ? line + 4
+								 : NULL;
 
-				if (strncmp(line, b0, (size_t)l0) &&
-				    strncmp(line, b1, (size_t)l1))
+				if (!to || strncmp(to, tail + 1, tl - 2) ||
+				    to[tl - 2] != '\t')
 					continue;
 				ins[0] = '\0';
 			} else if ((size_t)(at - line) <= tl + 1 ||
@@ -1618,13 +1615,13 @@ static void strip_marks(char *text)
 
 /*
  * Make @n of the marked operands of copy @id (rewritten block of @ninsns
- * instructions) in *@text walk through register @w (x86-64's name, or
- * AArch64's "x<n>"), starting at the @first (modulo their number @total);
- * *@stream counts the function's walking operands.  How many walk, -1 out
- * of memory.
+ * instructions) in *@text walk through register @w (x86-64's name; on
+ * AArch64 @xr, its number), starting at the @first (modulo their number
+ * @total); *@stream counts the function's walking operands.  How many
+ * walk, -1 out of memory.
  */
 static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
-		     unsigned n, unsigned total, const char *w,
+		     unsigned n, unsigned total, const char *w, int xr,
 		     unsigned *stream)
 {
 	char label[48], line[64];
@@ -1657,7 +1654,7 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 			uint32_t word = (uint32_t)strtoul(op + 7, NULL, 16);
 
 			snprintf(line, sizeof(line), "0x%08x",
-				 dbtp_gt_a64_walk(word, (unsigned)atoi(w + 1),
+				 dbtp_gt_a64_walk(word, (unsigned)xr,
 						  (*stream)++ %
 						      DBTP_GT_WALK_STREAMS *
 						      DBTP_GT_A64_LINE));
@@ -1713,18 +1710,20 @@ static const struct gpr *walk_reg(const struct rewritten *rd,
 /*
  * The walking operands of head @b's function (rd[k].walk misses an
  * execution of member k, spread evenly over the copies and over the
- * member's marked operands) in register @w; removes the marks of every
- * member.  Notes the walks in @sum.  How many walk, -1 out of memory.
+ * member's marked operands) in register @w (or AArch64's @xr, if not
+ * -1); removes the marks of every member.  Notes the walks in @sum.  How many
+ * walk, -1 out of memory.
  */
 static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		     const uint32_t *seq_next, uint32_t b, char **body,
-		     const char *w, const struct dbtp_gt_rw_stats *stat,
+		     const char *w, int xr, const struct dbtp_gt_rw_stats *stat,
 		     struct dbtp_gt_summary *sum)
 {
 	unsigned u = rd[b].u, stream = 0;
 	int all = 0;
 
-	for (uint32_t k = b; w && k != UINT32_MAX; k = seq_next[k]) {
+	for (uint32_t k = b; (w || xr >= 0) && k != UINT32_MAX;
+	     k = seq_next[k]) {
 		unsigned total = stat[k].walkable;
 		int done = 0;
 		double x = rd[k].walk < total ? rd[k].walk : total;
@@ -1737,7 +1736,7 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 			int r =
 			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
 					  dbtp_gt_model_block(m, k)->ninsns, lo,
-					  n, total, w, &stream)
+					  n, total, w, xr, &stream)
 			      : 0;
 
 			if (r < 0)
@@ -2245,23 +2244,18 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, sum)
 			     : 0;
-		if (walk_on && a64) {
-			char xn[8];
-
-			wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
-			snprintf(xn, sizeof(xn), "x%d", wa64);
-			walks =
-			    put_walks(m, rd, seq_next, b, body,
-				      wa64 >= 0 ? xn : NULL, sum->stat, sum);
-			if (walks <= 0)
-				wa64 = -1;
-		} else if (walk_on) {
-			wg = walk_reg(rd, seq_next, b, st.regs);
-			walks =
-			    put_walks(m, rd, seq_next, b, body,
-				      wg ? wg->name[0] : NULL, sum->stat, sum);
-			if (walks <= 0)
+		if (walk_on) {
+			if (a64)
+				wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
+			else
+				wg = walk_reg(rd, seq_next, b, st.regs);
+			walks = put_walks(m, rd, seq_next, b, body,
+					  wg ? wg->name[0] : NULL, wa64,
+					  sum->stat, sum);
+			if (walks <= 0) {
 				wg = NULL;
+				wa64 = -1;
+			}
 		}
 		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,

@@ -71,6 +71,6 @@ int dbtp_gt_a64_reg(uint32_t regs, int k);
 #define DBTP_GT_A64_RAND 4096
 
 /* Where a walk line holds the next one's offset (emit.c). */
-#define DBTP_GT_WALK_NEXT_OFF 60
+#define DBTP_GT_WALK_NEXT 60
 
 #endif
