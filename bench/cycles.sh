@@ -13,12 +13,13 @@
 # Parts 4-6 give each version's model cycles under four configurations:
 # the default, --branch-predictor, --memory-renaming, and all of those
 # with --cache, on CYCLES_MCPU (default znver3) with CYCLES_LLVM (default:
-# dbtprof's) and CYCLES_MODEL_OPTS added to all four (e.g. --front-end).  Their results are
-# kept in CYCLES_STATE (a file; default: temporary) and taken from there
-# when present, so the deterministic model runs can be done while the
-# machine is busy (CYCLES_SKIP_TRUTH=1: no native timing, no tables) and
-# the native timings later on a quiet machine with the same CYCLES_STATE
-# (CYCLES_SKIP_MODEL=1: only what the state has of the models).
+# dbtprof's) and CYCLES_MODEL_OPTS added to all four (e.g. --front-end).
+# Their results are kept in CYCLES_STATE (a file; default: temporary) and
+# taken from there when present, so the deterministic model runs can be
+# done while the machine is busy (CYCLES_SKIP_TRUTH=1: no native timing,
+# no tables) and the native timings later on a quiet machine with the
+# same CYCLES_STATE (CYCLES_SKIP_MODEL=1: only what the state has of the
+# models).
 # Prints Markdown on stdout, progress on stderr.  Needs build/dbtprof,
 # llvm-mca-14, lua5.1-5.4, clang-13..16, xz, gcc, jq, GNU time.  Takes
 # about an hour (CYCLES_PARTS picks parts; CYCLES_CACHE_DIR keeps the
