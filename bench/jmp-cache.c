@@ -147,13 +147,14 @@ int main(int argc, char **argv)
 		blocks++;
 		misses += (uint64_t)miss(cache[th], pc);
 		if (kinds && prev[th]) {
-			unsigned k = prev_id[th] < nkinds ? kinds[prev_id[th]]
-							  : 0;
+			unsigned k =
+			    prev_id[th] < nkinds ? kinds[prev_id[th]] : 0;
 			int look = 1;
 
 			if (!(k & 2)) {
-				fprintf(stderr, "jmp-cache: block %u not in "
-						"the table\n",
+				fprintf(stderr,
+					"jmp-cache: block %u not in "
+					"the table\n",
 					prev_id[th]);
 				return 1;
 			}
