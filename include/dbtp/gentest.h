@@ -321,6 +321,14 @@ struct dbtp_gt_rw_stats {
  * side of DBTP_GT_STACK_MID. */
 #define DBTP_GT_SP_BUDGET 65536
 
+/* x86-64: a function whose passes move the stack pointer resets it every
+ * pass, unless DBTP_GT_SP_PASSES or more passes fit in a call without it
+ * going further than DBTP_GT_SP_CALL from where the call put it: then a
+ * call runs at most that many passes (the driver splits larger counts)
+ * and no pass resets it (the window stays in the L1 cache). */
+#define DBTP_GT_SP_CALL 16384
+#define DBTP_GT_SP_PASSES 256
+
 /* AArch64: stack-pointer moves kept per block copy (the private stack is
  * reset when a block would move it further). */
 #define DBTP_GT_A64_SP_BUDGET 8192

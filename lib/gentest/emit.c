@@ -820,7 +820,8 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
-			  int rnd, int bc, int far, const struct gpr *wg)
+			  int rnd, int bc, int far, const struct gpr *wg,
+			  int reset)
 {
 	int lp;
 	const char *cr =
@@ -847,7 +848,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
 	} else {
-		if (st->moves_sp)
+		if (reset)
 			fprintf(f, "\tlea rsp, [r15 + %d]\n",
 				DBTP_GT_STACK_MID);
 		if (wg) /* the next line (put_walks()) */
@@ -1457,6 +1458,22 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	return rnd;
 }
 
+/*
+ * x86-64: how many passes of function @b (@u copies of its sequence) fit
+ * in a call without a stack-pointer reset: DBTP_GT_SP_CALL over how far a
+ * pass can move it (its members' sp_bound, @stat); UINT32_MAX if it cannot.
+ */
+static uint32_t sp_passes(const struct dbtp_gt_rw_stats *stat,
+			  const uint32_t *seq_next, uint32_t b, unsigned u)
+{
+	uint64_t d = 0;
+
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		d += stat[k].sp_bound;
+	d *= u;
+	return d ? (uint32_t)(DBTP_GT_SP_CALL / d) : UINT32_MAX;
+}
+
 /* Block @b ends in a return or an indirect jump or call. */
 static int ends_indirect(const dbtp_gt_model *m, const struct rewritten *r,
 			 uint32_t b)
@@ -1479,8 +1496,8 @@ static int ends_indirect(const dbtp_gt_model *m, const struct rewritten *r,
  */
 static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 			    uint32_t b, uint32_t last, char **body,
-			    const struct dbtp_gt_rw_stats *st, uint32_t t,
-			    FILE *jt)
+			    const struct dbtp_gt_rw_stats *st, int reset,
+			    uint32_t t, FILE *jt)
 {
 	uint32_t id = last * DBTP_GT_MAX_UNROLL,
 		 n = dbtp_gt_model_block(m, last)->ninsns;
@@ -1492,7 +1509,7 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 	int k;
 
 	slot_line(old, sizeof(old), op, id, n - 1);
-	if (st->moves_sp)
+	if (reset)
 		snprintf(sp, sizeof(sp), "\tlea rsp, [r15 + %d]\n",
 			 DBTP_GT_STACK_MID);
 	snprintf(line, sizeof(line),
@@ -2219,6 +2236,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL;
 		int rnd, bc, far, walks = 0, wa64 = -1;
+		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -2257,9 +2275,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wa64 = -1;
 			}
 		}
+		keep = st.moves_sp ? sp_passes(sum->stat, seq_next, b, r->u)
+				   : UINT32_MAX;
 		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,
-					    njt, jt)
+					    keep < DBTP_GT_SP_PASSES, njt, jt)
 			 : 0;
 		njt += bc > 0;
 		fclose(jt);
@@ -2269,8 +2289,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
-		if (bc)
-			chunk[b] = (uint64_t)DBTP_GT_RAND_PASSES * r->u;
+		/* passes a call at most: the stack's, a table's */
+		most = keep >= DBTP_GT_SP_PASSES ? keep : UINT32_MAX;
+		if (bc && most > DBTP_GT_RAND_PASSES)
+			most = DBTP_GT_RAND_PASSES;
+		if (most < UINT32_MAX)
+			chunk[b] = (uint64_t)most * r->u;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
 			free(jtext);
@@ -2285,7 +2309,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						  rnd > 0, wa64, far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
-				      bc, far, wg);
+				      bc, far, wg, keep < DBTP_GT_SP_PASSES);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"

@@ -368,9 +368,9 @@ static const char *size_kw(unsigned size)
  * How far instruction @in, which writes the stack pointer, can move it
  * (either way) as it runs in the program: 16 for a call or a ret (the
  * decomposed one pushes its slot first) and its immediate, the frame of
- * an `enter` kept, 4096 for an `and rsp` kept, 64 for the rest (pushes,
- * pops, the small `add`/`sub rsp` kept; the others are rewritten to a
- * reset).
+ * an `enter` kept, 4096 for an `and rsp` kept, 8 for a push or pop, 64
+ * for the rest (the small `add`/`sub rsp` kept; the others are rewritten
+ * to a reset).
  */
 static uint32_t sp_step(const cs_insn *in, const cs_x86 *x)
 {
@@ -378,11 +378,23 @@ static uint32_t sp_step(const cs_insn *in, const cs_x86 *x)
 		return 16 + (x->op_count
 				 ? (uint32_t)(x->operands[0].imm & 0xffff)
 				 : 0);
-	if (in->id == X86_INS_ENTER)
+	if (has_group(in, X86_GRP_CALL))
+		return 16;
+	switch (in->id) {
+	case X86_INS_ENTER:
 		return 512;
-	if (in->id == X86_INS_AND)
+	case X86_INS_AND:
 		return 4096;
-	return 64;
+	case X86_INS_PUSH:
+	case X86_INS_POP:
+	case X86_INS_PUSHFQ:
+	case X86_INS_POPFQ:
+	case X86_INS_PUSHF:
+	case X86_INS_POPF:
+		return 8;
+	default:
+		return 64;
+	}
 }
 
 static void sp_bound_add(struct dbtp_gt_rw_stats *st, uint32_t d)

@@ -159,17 +159,23 @@ eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed '
 # executions).  Their sequence (func and the block after the call) ends
 # in func's return: one copy even so, its passes counted in where the
 # return goes (a table the passes left index: the block's start, or the
-# exit after the last).
+# exit after the last).  No pass resets the stack pointer (only the two
+# entries set it): a pass moves it 16 bytes at most (a call; the
+# return's push and pop), so a call runs at most 255 passes (the
+# table's) and gt_b0's 1,024 (16 KiB, DBTP_GT_SP_CALL, over 16 bytes),
+# gt_b2's 512 (two copies a pass: 1,024 runs).
 eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b2_c1:' "$T/nested.c")"
 exact "$G/x86_64/nested" nested_c256 --copy-min 256
 contains "nested: copies with --copy-min 256" "gt_b2_c1:" "$(cat "$T/nested_c256.c")"
 eq "nested: a return counts the passes" 0 "$(grep -c 'gt_b9_c1:' "$T/nested_c256.c")"
 contains "nested: the return's table" '\tlea r12, [r12 - 1]\n"
-	"\tlea rsp, [r15 + 327680]\n"
 	"\tpush qword ptr [r15 + r12 * 8 + 1507328]\n"
 	"\t.byte 0xc3\t# ret \n"
 	".Lg144_2:\n"
 	".Lgt3_exit:\n"' "$(cat "$T/nested_c256.c")"
+eq "nested: no pass resets the stack" 2 "$(grep -c 'lea rsp, \[r15 + 327680\]' "$T/nested_c256.c")"
+eq "nested: passes a call" "gt_b0 1024 gt_b2 1024 gt_b3 255" \
+	"$(awk -F'[{}, ]+' '/^\t\{gt_b[023],/ { printf "%s%s %s", n++ ? " " : "", $2, $(NF-1) }' "$T/nested_c256.c")"
 eq "bad copy-min" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --copy-min 0 "$T/nested.trace")"
 # The inner loop's other blocks (4, 5, 6; 500 passes) end in a direct
 # branch and leave rcx alone: one copy, the last member's jne replaced by

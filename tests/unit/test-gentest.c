@@ -523,26 +523,32 @@ static void test_tricky(void)
 		free(text);
 	}
 	/* Which instructions move the stack pointer (a sequence resets it
-	 * after those only): a base register of a memory operand, which
-	 * becomes r15, does not. */
+	 * after those only), and how far at most: a base register of a
+	 * memory operand, which becomes r15, does not. */
 	{
 		static const struct {
 			uint8_t len, bytes[7];
 			int moves;
+			uint32_t bound;
 		} sp[] = {
 		    {5,
 		     {0x48, 0x89, 0x7c, 0x24, 0x08},
+		     0,
 		     0}, /* mov [rsp+8], rdi */
 		    {5,
 		     {0x48, 0x8d, 0x44, 0x24, 0x08},
-		     0},			      /* lea rax, [rsp+8] */
-		    {3, {0x48, 0x89, 0xe0}, 0},	      /* mov rax, rsp */
-		    {1, {0x50}, 1},		      /* push rax */
-		    {1, {0x5b}, 1},		      /* pop rbx */
-		    {4, {0x48, 0x83, 0xec, 0x08}, 1}, /* sub rsp, 8 */
-		    {5, {0xe8, 0, 0, 0, 0}, 1},	      /* call next */
-		    {1, {0xc3}, 1},		      /* ret */
-		    {1, {0xc9}, 1},		      /* leave */
+		     0,
+		     0},				  /* lea rax, [rsp+8] */
+		    {3, {0x48, 0x89, 0xe0}, 0, 0},	  /* mov rax, rsp */
+		    {1, {0x50}, 1, 8},			  /* push rax */
+		    {1, {0x5b}, 1, 8},			  /* pop rbx */
+		    {1, {0x9c}, 1, 8},			  /* pushfq */
+		    {4, {0x48, 0x83, 0xec, 0x08}, 1, 64}, /* sub rsp, 8 */
+		    {5, {0xe8, 0, 0, 0, 0}, 1, 16},	  /* call next */
+		    {1, {0xc3}, 1, 16},			  /* ret */
+		    {3, {0xc2, 0x10, 0x00}, 1, 32},	  /* ret 16 */
+		    {1, {0xc9}, 1, 64},			  /* leave */
+		    {4, {0x48, 0x83, 0xe4, 0xf0}, 1, 4096}, /* and rsp, -16 */
 		};
 
 		for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
@@ -556,6 +562,7 @@ static void test_tricky(void)
 			fclose(tf);
 			fclose(sf);
 			CHECK_EQ(st.moves_sp, sp[i].moves);
+			CHECK_EQ(st.sp_bound, sp[i].bound);
 			CHECK_EQ(st.jumps_out, 0);
 		}
 	}
@@ -652,16 +659,19 @@ out:
 /*
  * The private stack is reset inside a sequence only when the stack-pointer
  * moves its members may make add up past DBTP_GT_SP_BUDGET: 600 blocks of
- * four pushes each (64 bytes a push at most, 256 a block) run in one
+ * four `sub rsp, 64` each (64 bytes each at most, 256 a block) run in one
  * sequence, three times; resets before members 256 and 512 only, besides
- * the function's entry and the pass's end.
+ * the function's entry and the pass's end (a pass may move it further than
+ * DBTP_GT_SP_CALL).
  */
 static void test_stack_budget(void)
 {
 	char p[64], c[64], x[64], cmd[1024];
 	const char *paths[1] = {p};
 	double T[1] = {1};
-	uint8_t code[4] = {0x50, 0x50, 0x50, 0x50}, sizes[4] = {1, 1, 1, 1};
+	uint8_t code[16] = {0x48, 0x83, 0xec, 0x40, 0x48, 0x83, 0xec, 0x40,
+			    0x48, 0x83, 0xec, 0x40, 0x48, 0x83, 0xec, 0x40},
+		sizes[4] = {4, 4, 4, 4};
 	struct dbtp_gt_summary sum;
 	dbtp_writer *w = NULL;
 	dbtp_gt_model *m;
