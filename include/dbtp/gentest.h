@@ -252,6 +252,12 @@ struct dbtp_gt_rw_stats {
 	/* how far from its value at the block's start the block can leave
 	 * the stack pointer, either way (UINT32_MAX: not known) */
 	uint32_t sp_bound;
+	/* x86-64, where every move is known (sp_exact: pushes, pops, calls,
+	 * returns, add/sub rsp kept): where the block leaves the stack
+	 * pointer and the highest it takes it, in bytes from its start
+	 * (upward positive) */
+	int sp_exact;
+	int32_t sp_net, sp_peak;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
 };
@@ -322,10 +328,13 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SP_BUDGET 65536
 
 /* x86-64: a function whose passes move the stack pointer resets it every
- * pass, unless DBTP_GT_SP_PASSES or more passes fit in a call without it
- * going further than DBTP_GT_SP_CALL from where the call put it: then a
- * call runs at most that many passes (the driver splits larger counts)
- * and no pass resets it (the window stays in the L1 cache). */
+ * pass, unless its passes never take it above where they start (so a pop
+ * reads what the pass pushed, as in the original: Valgrind's memcheck
+ * marks what lies above the stack pointer inaccessible) and
+ * DBTP_GT_SP_PASSES or more passes fit in a call without it going further
+ * than DBTP_GT_SP_CALL from where the call put it: then a call runs at
+ * most that many passes (the driver splits larger counts) and no pass
+ * resets it (the window stays in the L1 cache). */
 #define DBTP_GT_SP_CALL 16384
 #define DBTP_GT_SP_PASSES 256
 

@@ -1461,16 +1461,25 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 /*
  * x86-64: how many passes of function @b (@u copies of its sequence) fit
  * in a call without a stack-pointer reset: DBTP_GT_SP_CALL over how far a
- * pass can move it (its members' sp_bound, @stat); UINT32_MAX if it cannot.
+ * pass can move it (its members' sp_bound, @stat); UINT32_MAX if it cannot
+ * move it, 0 if a pass may take it above where the pass started (or its
+ * moves are not known).
  */
 static uint32_t sp_passes(const struct dbtp_gt_rw_stats *stat,
 			  const uint32_t *seq_next, uint32_t b, unsigned u)
 {
 	uint64_t d = 0;
+	int64_t at = 0;
 
-	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		if (!stat[k].sp_exact || at + stat[k].sp_peak > 0)
+			return 0;
+		at += stat[k].sp_net;
 		d += stat[k].sp_bound;
+	}
 	d *= u;
+	if (at > 0)
+		return 0;
 	return d ? (uint32_t)(DBTP_GT_SP_CALL / d) : UINT32_MAX;
 }
 

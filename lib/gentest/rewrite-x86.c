@@ -403,6 +403,78 @@ static void sp_bound_add(struct dbtp_gt_rw_stats *st, uint32_t d)
 	    st->sp_bound > UINT32_MAX - d ? UINT32_MAX : st->sp_bound + d;
 }
 
+/* The stack pointer moved by @d bytes (upward positive). */
+static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
+{
+	st->sp_net += d;
+	if (st->sp_net > st->sp_peak)
+		st->sp_peak = st->sp_net;
+}
+
+/*
+ * Where instruction @in, which writes the stack pointer, moves it, as it
+ * runs in the program (sp_exact, sp_net, sp_peak of @st): a push or pop
+ * by its operand's size, a call 8 down, a ret (the decomposed one) 8 down
+ * and 8 and its immediate up, `add`/`sub rsp, imm` kept; anything else
+ * (`pop rsp`, `leave`, the resets other writes become) makes the block's
+ * moves unknown.
+ */
+static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
+		     const cs_x86 *x)
+{
+	int32_t sz = x->op_count && x->operands[0].size == 2 ? 2 : 8;
+
+	if (has_group(in, X86_GRP_RET)) {
+		sp_move(st, -8);
+		sp_move(st, 8 + (x->op_count
+				     ? (int32_t)(x->operands[0].imm & 0xffff)
+				     : 0));
+		return;
+	}
+	if (has_group(in, X86_GRP_CALL)) {
+		sp_move(st, -8);
+		return;
+	}
+	switch (in->id) {
+	case X86_INS_PUSH:
+		sp_move(st, -sz);
+		return;
+	case X86_INS_PUSHFQ:
+		sp_move(st, -8);
+		return;
+	case X86_INS_PUSHF:
+		sp_move(st, -2);
+		return;
+	case X86_INS_POP:
+		if (x->op_count && x->operands[0].type == X86_OP_REG &&
+		    is_rsp(x->operands[0].reg))
+			break; /* pop rsp: a reset */
+		sp_move(st, sz);
+		return;
+	case X86_INS_POPFQ:
+		sp_move(st, 8);
+		return;
+	case X86_INS_POPF:
+		sp_move(st, 2);
+		return;
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		    x->operands[0].reg == X86_REG_RSP &&
+		    x->operands[1].type == X86_OP_IMM &&
+		    x->operands[1].imm >= -64 && x->operands[1].imm <= 64) {
+			int32_t d = (int32_t)x->operands[1].imm;
+
+			sp_move(st, in->id == X86_INS_ADD ? d : -d);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	st->sp_exact = 0;
+}
+
 int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		   uint32_t nbytes, uint32_t ninsns, const uint8_t *sizes,
 		   uint64_t vaddr, FILE *f, FILE *slots,
@@ -416,6 +488,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	char ops[512];
 
 	memset(st, 0, sizeof(*st));
+	st->sp_exact = 1;
 	for (uint32_t k = 0; k < ninsns; k++) {
 		const cs_x86 *x;
 		cs_regs rr, ww;
@@ -493,11 +566,14 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			st->regs = 0xffff; /* unknown: all */
 			st->moves_sp = 1;
 			st->sp_bound = UINT32_MAX;
+			st->sp_exact = 0;
 		}
 		st->moves_sp |= wsp;
 		if (wsp || has_group(in, X86_GRP_CALL) ||
-		    has_group(in, X86_GRP_RET))
+		    has_group(in, X86_GRP_RET)) {
 			sp_bound_add(st, sp_step(in, x));
+			sp_track(st, in, x);
+		}
 		for (int i = 0; i < x->op_count; i++)
 			if (x->operands[i].type == X86_OP_MEM)
 				mem = i;

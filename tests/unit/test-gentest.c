@@ -523,32 +523,35 @@ static void test_tricky(void)
 		free(text);
 	}
 	/* Which instructions move the stack pointer (a sequence resets it
-	 * after those only), and how far at most: a base register of a
-	 * memory operand, which becomes r15, does not. */
+	 * after those only), how far at most, and exactly where to (upward
+	 * positive; the ret is decomposed: a push, then the ret): a base
+	 * register of a memory operand, which becomes r15, does not. */
 	{
 		static const struct {
 			uint8_t len, bytes[7];
 			int moves;
 			uint32_t bound;
+			int exact;
+			int32_t net, peak;
 		} sp[] = {
-		    {5,
-		     {0x48, 0x89, 0x7c, 0x24, 0x08},
-		     0,
-		     0}, /* mov [rsp+8], rdi */
-		    {5,
-		     {0x48, 0x8d, 0x44, 0x24, 0x08},
-		     0,
-		     0},				  /* lea rax, [rsp+8] */
-		    {3, {0x48, 0x89, 0xe0}, 0, 0},	  /* mov rax, rsp */
-		    {1, {0x50}, 1, 8},			  /* push rax */
-		    {1, {0x5b}, 1, 8},			  /* pop rbx */
-		    {1, {0x9c}, 1, 8},			  /* pushfq */
-		    {4, {0x48, 0x83, 0xec, 0x08}, 1, 64}, /* sub rsp, 8 */
-		    {5, {0xe8, 0, 0, 0, 0}, 1, 16},	  /* call next */
-		    {1, {0xc3}, 1, 16},			  /* ret */
-		    {3, {0xc2, 0x10, 0x00}, 1, 32},	  /* ret 16 */
-		    {1, {0xc9}, 1, 64},			  /* leave */
-		    {4, {0x48, 0x83, 0xe4, 0xf0}, 1, 4096}, /* and rsp, -16 */
+		    /* mov [rsp+8], rdi */
+		    {5, {0x48, 0x89, 0x7c, 0x24, 0x08}, 0, 0, 1, 0, 0},
+		    /* lea rax, [rsp+8] */
+		    {5, {0x48, 0x8d, 0x44, 0x24, 0x08}, 0, 0, 1, 0, 0},
+		    {3, {0x48, 0x89, 0xe0}, 0, 0, 1, 0, 0}, /* mov rax, rsp */
+		    {1, {0x50}, 1, 8, 1, -8, 0},	    /* push rax */
+		    {1, {0x5b}, 1, 8, 1, 8, 8},		    /* pop rbx */
+		    {2, {0x66, 0x5b}, 1, 8, 1, 2, 2},	    /* pop bx */
+		    {1, {0x9c}, 1, 8, 1, -8, 0},	    /* pushfq */
+		    /* sub rsp, 8 */
+		    {4, {0x48, 0x83, 0xec, 0x08}, 1, 64, 1, -8, 0},
+		    {5, {0xe8, 0, 0, 0, 0}, 1, 16, 1, -8, 0},  /* call next */
+		    {1, {0xc3}, 1, 16, 1, 0, 0},	       /* ret */
+		    {3, {0xc2, 0x10, 0x00}, 1, 32, 1, 16, 16}, /* ret 16 */
+		    {1, {0xc9}, 1, 64, 0, 0, 0},	       /* leave */
+		    /* and rsp, -16 */
+		    {4, {0x48, 0x83, 0xe4, 0xf0}, 1, 4096, 0, 0, 0},
+		    {1, {0x5c}, 1, 8, 0, 0, 0}, /* pop rsp */
 		};
 
 		for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
@@ -563,6 +566,11 @@ static void test_tricky(void)
 			fclose(sf);
 			CHECK_EQ(st.moves_sp, sp[i].moves);
 			CHECK_EQ(st.sp_bound, sp[i].bound);
+			CHECK_EQ(st.sp_exact, sp[i].exact);
+			if (sp[i].exact) {
+				CHECK_EQ(st.sp_net, sp[i].net);
+				CHECK_EQ(st.sp_peak, sp[i].peak);
+			}
 			CHECK_EQ(st.jumps_out, 0);
 		}
 	}
@@ -657,6 +665,35 @@ out:
 }
 
 /*
+ * The model of a one-thread x86-64 profile of @n blocks, block i (at
+ * 0x401000 + 16 i) @ninsns[i] instructions of @sizes[i] bytes from
+ * @code[i], run @runs[i] times; written to @p.
+ */
+static dbtp_gt_model *x86_blocks(const char *p, uint32_t n,
+				 const uint32_t *ninsns,
+				 const uint8_t *const *sizes,
+				 const uint8_t *const *code,
+				 const uint64_t *runs)
+{
+	const char *paths[1] = {p};
+	double T[1] = {1};
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	uint32_t id;
+
+	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK(!dbtp_writer_block(w, 0x401000 + 16 * (uint64_t)i,
+					 ninsns[i], sizes[i], code[i], 0, 0,
+					 &id, &err));
+		exec_n(w, 0, id, runs[i]);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	return model_of(paths, T, 1);
+}
+
+/*
  * The private stack is reset inside a sequence only when the stack-pointer
  * moves its members may make add up past DBTP_GT_SP_BUDGET: 600 blocks of
  * four `sub rsp, 64` each (64 bytes each at most, 256 a block) run in one
@@ -667,28 +704,24 @@ out:
 static void test_stack_budget(void)
 {
 	char p[64], c[64], x[64], cmd[1024];
-	const char *paths[1] = {p};
-	double T[1] = {1};
-	uint8_t code[16] = {0x48, 0x83, 0xec, 0x40, 0x48, 0x83, 0xec, 0x40,
-			    0x48, 0x83, 0xec, 0x40, 0x48, 0x83, 0xec, 0x40},
-		sizes[4] = {4, 4, 4, 4};
+	static const uint8_t code[16] = {0x48, 0x83, 0xec, 0x40, 0x48, 0x83,
+					 0xec, 0x40, 0x48, 0x83, 0xec, 0x40,
+					 0x48, 0x83, 0xec, 0x40},
+			     sizes[4] = {4, 4, 4, 4};
+	const uint8_t *codes[600], *sz[600];
+	uint32_t ninsns[600];
+	uint64_t runs[600];
 	struct dbtp_gt_summary sum;
-	dbtp_writer *w = NULL;
 	dbtp_gt_model *m;
-	dbtp_err err = {0};
-	uint32_t id[600];
 
 	names("stack", p, c, x);
-	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
-				&err));
-	for (int i = 0; i < 600; i++)
-		CHECK(!dbtp_writer_block(w, 0x401000 + 16 * (uint64_t)i, 4,
-					 sizes, code, 0, 0, &id[i], &err));
-	for (int r = 0; r < 3; r++)
-		for (int i = 0; i < 600; i++)
-			exec_n(w, 0, id[i], 1);
-	CHECK(!dbtp_writer_close(w, 0, &err));
-	m = model_of(paths, T, 1);
+	for (int i = 0; i < 600; i++) {
+		codes[i] = code;
+		sz[i] = sizes;
+		ninsns[i] = 4;
+		runs[i] = 3;
+	}
+	m = x86_blocks(p, 600, ninsns, sz, codes, runs);
 	if (emit_file(m, c, &sum))
 		goto out;
 	dbtp_gt_summary_free(&sum);
@@ -699,6 +732,47 @@ static void test_stack_budget(void)
 		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
 		 "%s --quiet",
 		 DBTP_GT_STACK_MID, c, c, c, c, x, x);
+	CHECK_EQ(run(cmd), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
+/*
+ * A pass resets the private stack only where it must: `push rax; pop rax`
+ * (5,000 runs: one copy) never takes the stack pointer above where its
+ * pass starts, and 16 KiB over its 16 bytes at most a pass is 1,024
+ * passes a call, without a reset; `pop rax; push rax` (3,000 runs) reads
+ * above it, and four `sub rsp, 64` (2,000 runs) may move it 256 bytes a
+ * pass, so that fewer than DBTP_GT_SP_PASSES passes fit in 16 KiB: both
+ * reset every pass.
+ */
+static void test_stack_resets(void)
+{
+	char p[64], c[64], x[64], cmd[1024];
+	static const uint8_t c0[2] = {0x50, 0x58}, c1[2] = {0x58, 0x50},
+			     c2[16] = {0x48, 0x83, 0xec, 0x40, 0x48, 0x83,
+				       0xec, 0x40, 0x48, 0x83, 0xec, 0x40,
+				       0x48, 0x83, 0xec, 0x40},
+			     s1[2] = {1, 1}, s4[4] = {4, 4, 4, 4};
+	const uint8_t *code[3] = {c0, c1, c2}, *sizes[3] = {s1, s1, s4};
+	static const uint32_t ninsns[3] = {2, 2, 4};
+	static const uint64_t runs[3] = {5000, 3000, 2000};
+	struct dbtp_gt_summary sum;
+	dbtp_gt_model *m;
+
+	names("resets", p, c, x);
+	m = x86_blocks(p, 3, ninsns, sizes, code, runs);
+	if (emit_file(m, c, &sum))
+		goto out;
+	dbtp_gt_summary_free(&sum);
+	snprintf(cmd, sizeof(cmd),
+		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = 3 && "
+		 "grep -q '{gt_b0, 0, 0, 5000, 0, 0, 0, 1024}' %s && "
+		 "grep -q '{gt_b1, 1, 0, 3000, 0, 0, 0, 0}' %s && "
+		 "grep -q '{gt_b2, 2, 0, 2000, 0, 0, 0, 0}' %s && "
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+		 "%s --quiet",
+		 DBTP_GT_STACK_MID, c, c, c, c, c, x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
@@ -965,6 +1039,7 @@ int main(void)
 	test_sequence_copies();
 	test_closing();
 	test_stack_budget();
+	test_stack_resets();
 	test_loader();
 	test_reads();
 	test_fp_exact();
