@@ -6,11 +6,11 @@
  *
  * Block k becomes gt_b<k>(buf, n): save the callee-saved registers, point
  * r15 at the thread's buffer and rsp at its private stack, jump to
- * gt_b<k>_body, run the body n times (the stack pointer reset and a pass
- * counter between iterations; where the block ends in a direct branch, the
- * counter's branch replaces it: cut_last()), restore.  gt_b<k>_body is
- * where each iteration enters, so a DBT's block counter at that address
- * counts the iterations exactly.  Blocks with the same count model in a
+ * gt_b<k>_body, run the body n times (a pass counter, and where needed a
+ * stack pointer reset (sp_passes()), between iterations; where the block ends
+ * in a direct branch, the counter's branch replaces it: cut_last()), restore.
+ * gt_b<k>_body is where each iteration enters, so a DBT's block counter at that
+ * address counts the iterations exactly.  Blocks with the same count model in a
  * group run as one sequence in one such function (plan_sequences()).  For an
  * AArch64 guest the same function comes from emit-a64.c (x28 for r15);
  * the driver's C is the same for both.
@@ -814,7 +814,7 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
  * after) between the shared entry and exit (emit_shared_x86()), so that
  * exactly n copies run; every pass ends at the tail that resets the stack
- * pointer if the block moves it and counts passes down: with `loop` where
+ * pointer if @reset and counts passes down: with `loop` where
  * one pass fits it (loop_fits()), else in a register the block does not
  * use, else in the buffer.
  */
