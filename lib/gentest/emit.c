@@ -2244,7 +2244,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		uint32_t last;
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL;
-		int rnd, bc, far, walks = 0, wa64 = -1;
+		int rnd, bc, far, walks = 0, wa64 = -1, reset;
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -2286,9 +2286,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		}
 		keep = st.moves_sp ? sp_passes(sum->stat, seq_next, b, r->u)
 				   : UINT32_MAX;
+		reset = keep < DBTP_GT_SP_PASSES;
 		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,
-					    keep < DBTP_GT_SP_PASSES, njt, jt)
+					    reset, njt, jt)
 			 : 0;
 		njt += bc > 0;
 		fclose(jt);
@@ -2299,7 +2300,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			goto nomem;
 		}
 		/* passes a call at most: the stack's, a table's */
-		most = keep >= DBTP_GT_SP_PASSES ? keep : UINT32_MAX;
+		most = reset ? UINT32_MAX : keep;
 		if (bc && most > DBTP_GT_RAND_PASSES)
 			most = DBTP_GT_RAND_PASSES;
 		if (most < UINT32_MAX)
@@ -2318,7 +2319,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						  rnd > 0, wa64, far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
-				      bc, far, wg, keep < DBTP_GT_SP_PASSES);
+				      bc, far, wg, reset);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"

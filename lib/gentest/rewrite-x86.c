@@ -403,6 +403,16 @@ static void sp_bound_add(struct dbtp_gt_rw_stats *st, uint32_t d)
 	    st->sp_bound > UINT32_MAX - d ? UINT32_MAX : st->sp_bound + d;
 }
 
+/* @in is an `add` or `sub rsp, imm` that the rewriter keeps (|imm| <= 64). */
+static int small_sp_add(const cs_insn *in, const cs_x86 *x)
+{
+	return (in->id == X86_INS_ADD || in->id == X86_INS_SUB) &&
+	       x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	       x->operands[0].reg == X86_REG_RSP &&
+	       x->operands[1].type == X86_OP_IMM && x->operands[1].imm >= -64 &&
+	       x->operands[1].imm <= 64;
+}
+
 /* The stack pointer moved by @d bytes (upward positive). */
 static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
 {
@@ -435,40 +445,31 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 		sp_move(st, -8);
 		return;
 	}
+	if (small_sp_add(in, x)) {
+		int32_t d = (int32_t)x->operands[1].imm;
+
+		sp_move(st, in->id == X86_INS_ADD ? d : -d);
+		return;
+	}
 	switch (in->id) {
 	case X86_INS_PUSH:
+	case X86_INS_PUSHFQ: /* no operand: 8 */
 		sp_move(st, -sz);
-		return;
-	case X86_INS_PUSHFQ:
-		sp_move(st, -8);
-		return;
-	case X86_INS_PUSHF:
-		sp_move(st, -2);
 		return;
 	case X86_INS_POP:
 		if (x->op_count && x->operands[0].type == X86_OP_REG &&
 		    is_rsp(x->operands[0].reg))
 			break; /* pop rsp: a reset */
+			       /* fall through */
+	case X86_INS_POPFQ:
 		sp_move(st, sz);
 		return;
-	case X86_INS_POPFQ:
-		sp_move(st, 8);
+	case X86_INS_PUSHF:
+		sp_move(st, -2);
 		return;
 	case X86_INS_POPF:
 		sp_move(st, 2);
 		return;
-	case X86_INS_ADD:
-	case X86_INS_SUB:
-		if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[0].reg == X86_REG_RSP &&
-		    x->operands[1].type == X86_OP_IMM &&
-		    x->operands[1].imm >= -64 && x->operands[1].imm <= 64) {
-			int32_t d = (int32_t)x->operands[1].imm;
-
-			sp_move(st, in->id == X86_INS_ADD ? d : -d);
-			return;
-		}
-		break;
 	default:
 		break;
 	}
@@ -770,13 +771,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		    in->id != X86_INS_PUSHFQ && in->id != X86_INS_PUSHF) {
 			int small = 0;
 
-			if ((in->id == X86_INS_ADD || in->id == X86_INS_SUB) &&
-			    x->op_count == 2 &&
-			    x->operands[0].type == X86_OP_REG &&
-			    x->operands[0].reg == X86_REG_RSP &&
-			    x->operands[1].type == X86_OP_IMM &&
-			    x->operands[1].imm >= -64 &&
-			    x->operands[1].imm <= 64)
+			if (small_sp_add(in, x))
 				small = 1;
 			if (in->id == X86_INS_AND && x->op_count == 2 &&
 			    x->operands[1].type == X86_OP_IMM &&
