@@ -253,11 +253,20 @@ struct dbtp_gt_rw_stats {
 	 * the stack pointer, either way (UINT32_MAX: not known) */
 	uint32_t sp_bound;
 	/* x86-64, where every move is known (sp_exact: pushes, pops, calls,
-	 * returns, add/sub rsp kept): where the block leaves the stack
-	 * pointer and the highest it takes it, in bytes from its start
-	 * (upward positive) */
-	int sp_exact;
-	int32_t sp_net, sp_peak;
+	 * returns, add/sub rsp kept, leave, the resets other writes become):
+	 * where the block leaves the stack pointer and the highest it takes
+	 * it before any reset (sp_net, sp_peak), in bytes from its start
+	 * (upward positive).  After a reset (sp_reset) sp_net is from the
+	 * private stack's middle (DBTP_GT_STACK_MID), as is sp_top, the
+	 * highest it takes it after one. */
+	int sp_exact, sp_reset;
+	int32_t sp_net, sp_peak, sp_top;
+	/* and the 8-byte slots above those two points that its pops read,
+	 * bit i for bytes 8i..8i+7 (sp_reads from its start, sp_reads_top
+	 * from the middle); sp_reads_far if one is not such a slot of the
+	 * first 512 bytes */
+	uint64_t sp_reads, sp_reads_top;
+	int sp_reads_far;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
 };
@@ -337,6 +346,12 @@ struct dbtp_gt_rw_stats {
  * resets it (the window stays in the L1 cache). */
 #define DBTP_GT_SP_CALL 16384
 #define DBTP_GT_SP_PASSES 256
+
+/* x86-64: a function whose passes reset the stack pointer has what a
+ * pass pops above the stack's middle, up to this many bytes, written by
+ * pushes after the reset (and at every call's entry, for all functions),
+ * so that it pops no value that memcheck holds undefined. */
+#define DBTP_GT_SP_DEFINE 4096
 
 /* AArch64: stack-pointer moves kept per block copy (the private stack is
  * reset when a block would move it further). */

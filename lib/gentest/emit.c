@@ -31,6 +31,14 @@
 #define GT_FAR_PUSH "\t.pushsection .text.gt_far,\"ax\",@progbits\n"
 #define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n\t.popsection\n"
 
+/* Calls a copy of a sequence is inside at most, whose return is followed
+ * (return_pops()). */
+#define GT_CALLS 64
+
+/* A pass's stack-pointer reset (sp_reset_text()): a `lea`, and pushes
+ * and `lea rsp` for 64 slots at most. */
+#define GT_SP_TEXT 1280
+
 /* The driver.  Its count arithmetic is dbtp_gt_size() and
  * dbtp_gt_count(), written again in the generated program's C. */
 static const char driver[] =
@@ -695,6 +703,120 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots)
 }
 
 /*
+ * x86-64: the moves of a block (@k, its sp_* fields) after those of *@a,
+ * which then holds both's (and the sum of their sp_bound): how a pass's
+ * are put together from its members' (sequence_text(), pass_moves()).
+ */
+static void sp_then(struct dbtp_gt_rw_stats *a,
+		    const struct dbtp_gt_rw_stats *k)
+{
+	int32_t *hi = a->sp_reset ? &a->sp_top : &a->sp_peak;
+
+	a->sp_bound = a->sp_bound > UINT32_MAX - k->sp_bound
+			  ? UINT32_MAX
+			  : a->sp_bound + k->sp_bound;
+	a->sp_exact &= k->sp_exact;
+	a->sp_reads_far |= k->sp_reads_far;
+	for (uint64_t r = k->sp_reads; r; r &= r - 1) {
+		int64_t at = a->sp_net + 8 * __builtin_ctzll(r);
+
+		if (at < 0)
+			continue; /* below the start: not the reset's */
+		if (at % 8 || at >= 512)
+			a->sp_reads_far = 1;
+		else if (a->sp_reset)
+			a->sp_reads_top |= 1ull << (at / 8);
+		else
+			a->sp_reads |= 1ull << (at / 8);
+	}
+	a->sp_reads_top |= k->sp_reads_top;
+	if (a->sp_net + k->sp_peak > *hi)
+		*hi = a->sp_net + k->sp_peak;
+	if (!k->sp_reset) {
+		a->sp_net += k->sp_net;
+		return;
+	}
+	if (k->sp_top > a->sp_top)
+		a->sp_top = k->sp_top;
+	a->sp_reset = 1;
+	a->sp_net = k->sp_net;
+}
+
+/* The moves of a pass of single block @k's function: its @u copies. */
+static void pass_moves(struct dbtp_gt_rw_stats *p,
+		       const struct dbtp_gt_rw_stats *k, unsigned u)
+{
+	p->sp_exact = 1;
+	p->sp_reset = 0;
+	p->sp_net = p->sp_peak = p->sp_top = 0;
+	p->sp_bound = 0;
+	p->sp_reads = p->sp_reads_top = 0;
+	p->sp_reads_far = 0;
+	for (unsigned j = 0; j < u; j++)
+		sp_then(p, k);
+}
+
+/*
+ * x86-64: how many bytes above the private stack's middle a pass that
+ * starts there (moves @p) may pop, rounded up to 8; 0 if none or not
+ * known, or more than DBTP_GT_SP_DEFINE.
+ */
+static int32_t sp_popped(const struct dbtp_gt_rw_stats *p)
+{
+	int32_t hi = p->sp_peak;
+
+	if (p->sp_reset && p->sp_top > hi)
+		hi = p->sp_top;
+	hi = (hi + 7) & ~7;
+	return p->sp_exact && hi <= DBTP_GT_SP_DEFINE ? hi : 0;
+}
+
+/*
+ * The text of a pass's stack-pointer reset (moves @p) where the pass has
+ * taken it @at bytes from where it started (or, after a reset in the
+ * pass, from the middle), into @buf (GT_SP_TEXT bytes): back to the
+ * middle, with the slots the next pass pops above it written by pushes
+ * (memcheck marks what a pop leaves inaccessible and what a reset takes
+ * back undefined; the original's pops read what its pushes wrote) and
+ * those it does not read passed by a `lea rsp`.  A pass that ends at its
+ * highest point gets only those, which take the stack pointer back where
+ * the pass started.  @at INT32_MIN: always the `lea` (a call's entry,
+ * emit_function()).
+ */
+static void sp_reset_text(char *buf, const struct dbtp_gt_rw_stats *p,
+			  int32_t at)
+{
+	int32_t r = sp_popped(p);
+	uint64_t reads = p->sp_reads | p->sp_reads_top;
+	size_t n = 0;
+	int skip = 0;
+
+	if (at != r || !r)
+		n = (size_t)snprintf(buf, GT_SP_TEXT, "\tlea rsp, [r15 + %d]\n",
+				     DBTP_GT_STACK_MID + r);
+	if (r > 512 || p->sp_reads_far) {
+		if (r)
+			snprintf(buf + n, GT_SP_TEXT - n,
+				 "\t.rept %d\n\tpush 0\n\t.endr\n", r / 8);
+		return;
+	}
+	for (int i = r / 8 - 1; i >= -1; i--) {
+		if (i >= 0 && !(reads >> i & 1)) {
+			skip++;
+			continue;
+		}
+		if (skip)
+			n += (size_t)snprintf(buf + n, GT_SP_TEXT - n,
+					      "\tlea rsp, [rsp - %d]\n",
+					      8 * skip);
+		skip = 0;
+		if (i >= 0)
+			n += (size_t)snprintf(buf + n, GT_SP_TEXT - n,
+					      "\tpush 0\n");
+	}
+}
+
+/*
  * What every x86-64 block function shares, translated once rather than
  * once a function (a DBT pays for every guest instruction it translates;
  * Valgrind about as much as for running 200 of its superblocks): the
@@ -827,7 +949,8 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	const char *cr =
 	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, far, &lp);
 	const char *c32 = counter_reg(st->regs, 2); /* with @rnd */
-	char cnt[32];
+	char cnt[32], sp[GT_SP_TEXT];
+	int stub;
 
 	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
@@ -848,9 +971,10 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
 	} else {
-		if (reset)
-			fprintf(f, "\tlea rsp, [r15 + %d]\n",
-				DBTP_GT_STACK_MID);
+		if (reset) {
+			sp_reset_text(sp, st, st->sp_net);
+			fputs(sp, f);
+		}
 		if (wg) /* the next line (put_walks()) */
 			fprintf(f,
 				"\tmov %s, dword ptr [r15 + %s + %d]\n"
@@ -893,10 +1017,16 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	fprintf(f, "\tjmp qword ptr [rip + gt_exit_p + %d]\n%s",
 		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
 		far % 2 ? "\t.popsection\n" : "");
-	for (unsigned j = 0; wg && j < u; j++) {
-		fprintf(f,
-			".Lgt%u_w%u:\n\tmov %s, dword ptr [r15 + %d]\n\tjmp ",
-			id, j, wg->name[2], DBTP_GT_SLOT_WALK);
+	/* and the first pass's pops above the stack's middle written */
+	stub = wg || (reset && sp_popped(st));
+	if (reset)
+		sp_reset_text(sp, st, INT32_MIN);
+	for (unsigned j = 0; stub && j < u; j++) {
+		fprintf(f, ".Lgt%u_w%u:\n%s", id, j, sp_popped(st) ? sp : "");
+		if (wg)
+			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
+				wg->name[2], DBTP_GT_SLOT_WALK);
+		fputs("\tjmp ", f);
 		put_label(f, id, j, 0);
 		fputc('\n', f);
 	}
@@ -905,7 +1035,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		".Lgt%u_tab:\n",
 		id, id, id);
-	if (!wg) {
+	if (!stub) {
 		dbtp_gt_emit_table(f, id, u, slots);
 		return;
 	}
@@ -1459,28 +1589,52 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 }
 
 /*
- * x86-64: how many passes of function @b (@u copies of its sequence) fit
- * in a call without a stack-pointer reset: DBTP_GT_SP_CALL over how far a
- * pass can move it (its members' sp_bound, @stat); UINT32_MAX if it cannot
- * move it, 0 if a pass may take it above where the pass started (or its
- * moves are not known).
+ * x86-64: how many passes of a function fit in a call without a
+ * stack-pointer reset, given a pass's moves @p (pass_moves(),
+ * sequence_text()): DBTP_GT_SP_CALL over how far a pass can move it
+ * (sp_bound); UINT32_MAX if it cannot move it, 0 if a pass may take it
+ * above where the pass started (or its moves are not known).
  */
-static uint32_t sp_passes(const struct dbtp_gt_rw_stats *stat,
-			  const uint32_t *seq_next, uint32_t b, unsigned u)
+static uint32_t sp_passes(const struct dbtp_gt_rw_stats *p)
 {
-	uint64_t d = 0;
-	int64_t at = 0;
-
-	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-		if (!stat[k].sp_exact || at + stat[k].sp_peak > 0)
-			return 0;
-		at += stat[k].sp_net;
-		d += stat[k].sp_bound;
-	}
-	d *= u;
-	if (at > 0)
+	if (!p->sp_exact || p->sp_reset || p->sp_peak > 0 || p->sp_net > 0)
 		return 0;
-	return d ? (uint32_t)(DBTP_GT_SP_CALL / d) : UINT32_MAX;
+	return p->sp_bound ? DBTP_GT_SP_CALL / p->sp_bound : UINT32_MAX;
+}
+
+/*
+ * x86-64: the resets inside a pass of @u copies in @body (the rewriter's
+ * for a large stack move, sequence_text()'s) followed by pushes of the
+ * @r bytes above the middle its pops may reach (sp_popped()), as a pass's
+ * reset is (sp_reset_text()): a call or ret in between made memcheck
+ * take the red zone below it as undefined, the slots the pushes of the
+ * last reset wrote among them.  0 or -1 (out of memory).
+ */
+static int define_resets(char **body, unsigned u, int32_t r)
+{
+	char reset[48], line[GT_SP_TEXT];
+	struct dbtp_gt_rw_stats p = {
+	    .sp_exact = 1, .sp_peak = r, .sp_reads_far = 1};
+
+	snprintf(reset, sizeof(reset), "\tlea rsp, [r15 + %d]",
+		 DBTP_GT_STACK_MID);
+	sp_reset_text(line, &p, INT32_MIN);
+	for (unsigned j = 0; j < u; j++) {
+		size_t at = 0;
+		char *e;
+
+		while ((e = strstr(body[j] + at, reset)) != NULL) {
+			size_t ll, pos = (size_t)(e - body[j]);
+
+			e = strchr(e, '\n');
+			ll = e ? (size_t)(e + 1 - body[j]) - pos
+			       : strlen(body[j] + pos);
+			if (splice(&body[j], pos, ll, line))
+				return -1;
+			at = pos + strlen(line);
+		}
+	}
+	return 0;
 }
 
 /* Block @b ends in a return or an indirect jump or call. */
@@ -1514,13 +1668,15 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 		   *op = r->last == DBTP_BR_RET	   ? "push"
 			 : r->last == DBTP_BR_CALL ? "call"
 						   : "jmp";
-	char old[64], line[160], sp[48] = "", ex[1][32], start[32];
+	char old[64], line[160 + GT_SP_TEXT], sp[GT_SP_TEXT] = "", ex[1][32],
+					      start[32];
 	int k;
 
 	slot_line(old, sizeof(old), op, id, n - 1);
+	/* a call's push comes after the reset: never pushes alone */
 	if (reset)
-		snprintf(sp, sizeof(sp), "\tlea rsp, [r15 + %d]\n",
-			 DBTP_GT_STACK_MID);
+		sp_reset_text(sp, st,
+			      r->last == DBTP_BR_CALL ? INT32_MIN : st->sp_net);
 	snprintf(line, sizeof(line),
 		 "\tlea %s, [%s - 1]\n%s\t%s qword ptr [r15 + %s * 8 + %u]\n",
 		 cr, cr, sp, op, cr, jt_at(t));
@@ -1907,8 +2063,12 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 				u = rd[k].u;
 			regs |= stat[k].regs;
 			/* and a stack-pointer reset and a jump after it, at
-			 * most: as text_bytes() counts them in the sequence */
-			bytes += text_bytes(rd[k].body[0]) + 2 * 15;
+			 * most, and a return's pop after a call: as
+			 * text_bytes() counts them in the sequence */
+			bytes +=
+			    text_bytes(rd[k].body[0]) + 2 * 15 +
+			    (dbtp_gt_model_block(m, k)->br == DBTP_BR_CALL ? 5
+									   : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
 			walk |= rd[k].walk > 0;
 			last = k;
@@ -1933,6 +2093,95 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
+/* The address of the member after position @i of a pass over @n members
+ * @mem. */
+static uint64_t next_vaddr(const dbtp_gt_model *m, const uint32_t *mem,
+			   size_t n, size_t i)
+{
+	return dbtp_gt_model_block(m, mem[(i + 1) % n])->vaddr;
+}
+
+/* Block @bl ends in a call that went to @to in the profiles. */
+static int calls(const struct dbtp_gt_block *bl, uint64_t to)
+{
+	if (!bl->br_ind)
+		return bl->br_target == to;
+	for (uint32_t i = 0; i < bl->ntg; i++)
+		if (bl->tg[i] == to)
+			return 1;
+	return 0;
+}
+
+/*
+ * x86-64: which members of a pass of head @b's sequence (@u copies, in
+ * pass order) start with a return's pop, `lea rsp, [rsp + 8]`, which the
+ * program's return (pushing its target first) and call (landing on the
+ * next instruction) do not make: the member a call returns to in the
+ * original, where the copy runs the callee (the member after the call is
+ * one of its targets; the callee's return may be left out, a PLT stub's
+ * jump taken), and one after a call whose callee the sequence leaves out
+ * where the
+ * pass, before it next resets the stack pointer, takes it more than 8
+ * bytes above where the call left it (worked out backwards, from the
+ * highest point each member on takes it).  Without the pop, pops after
+ * read 8 bytes off what the original's read, where no push may have
+ * written.  Not a copy's first member: a call's first pass may start
+ * there.  NULL if out of memory.
+ */
+static uint8_t *return_pops(const dbtp_gt_model *m,
+			    const struct dbtp_gt_rw_stats *stat,
+			    const uint32_t *seq_next, uint32_t b, unsigned u)
+{
+	size_t n = 0;
+	uint32_t *mem;
+	uint8_t *pop;
+	uint64_t ret[GT_CALLS]; /* where the calls whose callee runs return */
+	int64_t hi = 0;		/* from the next member on, from its start */
+
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		n++;
+	mem = malloc(n * sizeof(*mem));
+	pop = calloc(n * u, 1);
+	if (!mem || !pop) {
+		free(mem);
+		free(pop);
+		return NULL;
+	}
+	n = 0;
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		mem[n++] = k;
+	for (size_t i = 0, nret = 0; i < n * u; i++) {
+		const struct dbtp_gt_block *bl =
+		    dbtp_gt_model_block(m, mem[i % n]);
+
+		if (!(i % n))
+			nret = 0;
+		else if (nret && ret[nret - 1] == bl->vaddr)
+			pop[i] = 1, nret--;
+		if (bl->br == DBTP_BR_CALL && i + 1 < n * u &&
+		    calls(bl, next_vaddr(m, mem, n, i)) && nret < GT_CALLS)
+			ret[nret++] = bl->vaddr + bl->nbytes;
+	}
+	for (size_t i = n * u; i-- > 0;) {
+		const struct dbtp_gt_rw_stats *s = &stat[mem[i % n]];
+		const struct dbtp_gt_block *bl =
+		    dbtp_gt_model_block(m, mem[i % n]);
+
+		if (i + 1 < n * u && !pop[i + 1] && bl->br == DBTP_BR_CALL &&
+		    (i + 1) % n && hi > 8 &&
+		    !calls(bl, next_vaddr(m, mem, n, i)))
+			pop[i + 1] = 1;
+		if (i + 1 < n * u && pop[i + 1])
+			hi += 8;
+		if (s->sp_reset || s->sp_net + hi < s->sp_peak)
+			hi = s->sp_peak;
+		else
+			hi += s->sp_net;
+	}
+	free(mem);
+	return pop;
+}
+
 /*
  * The copies of head @b's sequence, text[j] for copy j of rd[b].u: each
  * member's copy under its own label (put_label()); the stack pointer reset
@@ -1941,23 +2190,38 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
  * translation block by itself (its last instruction is no branch), so
  * that every member's label starts a block for a DBT's counters.  A long
  * one is left open (DBTP_GT_OPEN_MIN), and one whose dropped last
- * instruction the rewriter replaced by a jump needs none.  *@st gets the
- * members' union, *@slots their slots.
+ * instruction the rewriter replaced by a jump needs none.  On x86-64, a
+ * member after a call whose callee the sequence leaves out may start with
+ * the return's pop that the program's call, landing on the next
+ * instruction, does not make (return_pops()), where every member's moves
+ * are known.  *@st gets the
+ * members' union and a pass's stack-pointer moves (sp_then()), *@slots
+ * their slots.
  */
 static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			 const struct dbtp_gt_rw_stats *stat,
 			 const uint32_t *seq_next, uint32_t b, int a64,
 			 char **text, char **slots, struct dbtp_gt_rw_stats *st)
 {
+	static const struct dbtp_gt_rw_stats reset = {.sp_exact = 1,
+						      .sp_reset = 1},
+					     popped = {.sp_exact = 1,
+						       .sp_net = 8,
+						       .sp_peak = 8,
+						       .sp_bound = 8};
 	uint32_t drift = 0;
 	unsigned u = rd[b].u;
-	size_t len;
+	int exact = !a64; /* the members' moves known */
+	size_t len, i = 0;
+	uint8_t *pop = NULL;
 	FILE *s = open_memstream(slots, &len);
 
 	if (!s)
 		return -1;
 	memset(st, 0, sizeof(*st));
+	st->sp_exact = 1;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		exact &= stat[k].sp_exact;
 		fputs(rd[k].slots, s);
 		st->regs |= stat[k].regs;
 		st->uses_avx |= stat[k].uses_avx;
@@ -1965,17 +2229,26 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 		st->moves_sp |= stat[k].moves_sp;
 	}
 	fclose(s);
+	if (exact && !(pop = return_pops(m, stat, seq_next, b, u)))
+		return -1;
 	for (unsigned j = 0; j < u; j++) {
 		FILE *t = open_memstream(&text[j], &len);
 
-		if (!t)
+		if (!t) {
+			free(pop);
 			return -1;
+		}
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			uint32_t next = seq_next[k];
 			unsigned nj = j;
 
 			if (k != b)
 				put_label(t, k, j, 1);
+			if (pop && pop[i++]) {
+				fputs("\tlea rsp, [rsp + 8]\n", t);
+				sp_then(st, &popped);
+				drift += 8;
+			}
 			if (drift > DBTP_GT_SP_BUDGET - stat[k].sp_bound ||
 			    (drift && stat[k].sp_bound > DBTP_GT_SP_BUDGET)) {
 				fprintf(t,
@@ -1984,10 +2257,12 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 					a64 ? DBTP_GT_STACK_MID - DBTP_GT_DATA
 					    : DBTP_GT_STACK_MID);
 				drift = 0;
+				sp_then(st, &reset);
 			}
 			drift = drift > UINT32_MAX - stat[k].sp_bound
 				    ? UINT32_MAX
 				    : drift + stat[k].sp_bound;
+			sp_then(st, &stat[k]);
 			fputs(rd[k].body[j], t);
 			if (next == UINT32_MAX && j + 1 < u) {
 				next = b;
@@ -2005,6 +2280,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 		}
 		fclose(t);
 	}
+	free(pop);
 	return 0;
 }
 
@@ -2244,7 +2520,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		uint32_t last;
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL;
-		int rnd, bc, far, walks = 0, wa64 = -1, reset;
+		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr;
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -2284,9 +2560,13 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wa64 = -1;
 			}
 		}
-		keep = st.moves_sp ? sp_passes(sum->stat, seq_next, b, r->u)
-				   : UINT32_MAX;
+		if (seq_head[b] != b)
+			pass_moves(&st, &sum->stat[b], r->u);
+		keep = st.moves_sp ? sp_passes(&st) : UINT32_MAX;
 		reset = keep < DBTP_GT_SP_PASSES;
+		dr = reset && !a64 && st.sp_reset && sp_popped(&st)
+			 ? define_resets(body, r->u, sp_popped(&st))
+			 : 0;
 		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,
 					    reset, njt, jt)
@@ -2294,7 +2574,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		njt += bc > 0;
 		fclose(jt);
 		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
-		if (rnd < 0 || walks < 0 || bc < 0 || far < 0) {
+		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;

@@ -368,9 +368,8 @@ static const char *size_kw(unsigned size)
  * How far instruction @in, which writes the stack pointer, can move it
  * (either way) as it runs in the program: 16 for a call or a ret (the
  * decomposed one pushes its slot first) and its immediate, the frame of
- * an `enter` kept, 4096 for an `and rsp` kept, 8 for a push or pop, 64
- * for the rest (the small `add`/`sub rsp` kept; the others are rewritten
- * to a reset).
+ * an `enter` kept, 8 for a push or pop, 64 for the rest (the small
+ * `add`/`sub rsp` kept; the others are rewritten to a reset).
  */
 static uint32_t sp_step(const cs_insn *in, const cs_x86 *x)
 {
@@ -383,8 +382,6 @@ static uint32_t sp_step(const cs_insn *in, const cs_x86 *x)
 	switch (in->id) {
 	case X86_INS_ENTER:
 		return 512;
-	case X86_INS_AND:
-		return 4096;
 	case X86_INS_PUSH:
 	case X86_INS_POP:
 	case X86_INS_PUSHFQ:
@@ -413,21 +410,44 @@ static int small_sp_add(const cs_insn *in, const cs_x86 *x)
 	       x->operands[1].imm <= 64;
 }
 
+/* A pop read @size bytes where the stack pointer is (sp_reads). */
+static void sp_read(struct dbtp_gt_rw_stats *st, int32_t size)
+{
+	int32_t at = st->sp_net;
+
+	if (at < 0)
+		return; /* below the start: the block's own or a call's */
+	if (at % 8 + size > 8 || at >= 512) {
+		st->sp_reads_far = 1;
+		return;
+	}
+	if (st->sp_reset)
+		st->sp_reads_top |= 1ull << (at / 8);
+	else
+		st->sp_reads |= 1ull << (at / 8);
+}
+
 /* The stack pointer moved by @d bytes (upward positive). */
 static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
 {
+	int32_t *hi = st->sp_reset ? &st->sp_top : &st->sp_peak;
+
 	st->sp_net += d;
-	if (st->sp_net > st->sp_peak)
-		st->sp_peak = st->sp_net;
+	if (st->sp_net > *hi)
+		*hi = st->sp_net;
 }
 
 /*
  * Where instruction @in, which writes the stack pointer, moves it, as it
- * runs in the program (sp_exact, sp_net, sp_peak of @st): a push or pop
- * by its operand's size, a call 8 down, a ret (the decomposed one) 8 down
- * and 8 and its immediate up, `add`/`sub rsp, imm` kept; anything else
- * (`pop rsp`, `leave`, the resets other writes become) makes the block's
- * moves unknown.
+ * runs in the program (sp_exact, sp_reset, sp_net, sp_peak, sp_top of
+ * @st): a push or pop by its operand's size, a call 8 down, a ret (the
+ * decomposed one) 8 down and 8 and its immediate up, popf (after the
+ * pushfq put before it) 8 down and its size up, leave (whose `mov rsp,
+ * rbp` the rewriter makes a no-op) 8 up, `enter` kept its frame down,
+ * `add`/`sub rsp, imm` kept; every other write (`and rsp` too: where it
+ * leaves the stack pointer depends on where it is) becomes a reset to the
+ * private stack's middle (the rewriter's `lea rsp`, aligned as `and rsp`
+ * would leave it); `enter` with a nesting level's moves are not known.
  */
 static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 		     const cs_x86 *x)
@@ -456,23 +476,43 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 	case X86_INS_PUSHFQ: /* no operand: 8 */
 		sp_move(st, -sz);
 		return;
+	case X86_INS_PUSHF:
+		sp_move(st, -2);
+		return;
 	case X86_INS_POP:
 		if (x->op_count && x->operands[0].type == X86_OP_REG &&
 		    is_rsp(x->operands[0].reg))
 			break; /* pop rsp: a reset */
-			       /* fall through */
-	case X86_INS_POPFQ:
+		sp_read(st, sz);
 		sp_move(st, sz);
 		return;
-	case X86_INS_PUSHF:
-		sp_move(st, -2);
-		return;
+	case X86_INS_POPFQ:
 	case X86_INS_POPF:
-		sp_move(st, 2);
+		sp_move(st, -8);
+		sp_move(st, in->id == X86_INS_POPF ? 2 : 8);
+		return;
+	case X86_INS_LEAVE:
+		if (x->prefix[2] == 0x66)
+			goto unknown;
+		sp_read(st, 8);
+		sp_move(st, 8);
+		return;
+	case X86_INS_ENTER:
+		if (x->op_count < 2)
+			goto unknown;
+		if (x->operands[0].imm > 64) /* dropped */
+			return;
+		if (x->operands[1].imm != 0)
+			goto unknown;
+		sp_move(st, -8 - (int32_t)x->operands[0].imm);
 		return;
 	default:
 		break;
 	}
+	st->sp_reset = 1;
+	st->sp_net = 0;
+	return;
+unknown:
 	st->sp_exact = 0;
 }
 
@@ -569,6 +609,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			st->sp_bound = UINT32_MAX;
 			st->sp_exact = 0;
 		}
+		wsp |= in->id == X86_INS_ENTER; /* not among its registers */
 		st->moves_sp |= wsp;
 		if (wsp || has_group(in, X86_GRP_CALL) ||
 		    has_group(in, X86_GRP_RET)) {
@@ -769,16 +810,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		/* --- explicit stack-pointer writes --- */
 		if (wsp && in->id != X86_INS_PUSH && in->id != X86_INS_POP &&
 		    in->id != X86_INS_PUSHFQ && in->id != X86_INS_PUSHF) {
-			int small = 0;
-
-			if (small_sp_add(in, x))
-				small = 1;
-			if (in->id == X86_INS_AND && x->op_count == 2 &&
-			    x->operands[1].type == X86_OP_IMM &&
-			    x->operands[1].imm < 0 &&
-			    x->operands[1].imm >= -4096)
-				small = 1;
-			if (small) {
+			if (small_sp_add(in, x)) {
 				emit_bytes(f, in);
 				st->n[DBTP_GT_KEPT]++;
 			} else {

@@ -524,52 +524,88 @@ static void test_tricky(void)
 	}
 	/* Which instructions move the stack pointer (a sequence resets it
 	 * after those only), how far at most, and exactly where to (upward
-	 * positive; the ret is decomposed: a push, then the ret): a base
-	 * register of a memory operand, which becomes r15, does not. */
+	 * positive; the ret is decomposed: a push, then the ret; popfq gets a
+	 * pushfq first; leave's mov rsp, rbp a no-op), which writes become a
+	 * reset to the private stack's middle, and which slots above the start
+	 * (or the middle, after a reset) pops read: a base register of a
+	 * memory operand, which becomes r15, does not move it. */
 	{
+		/* clang-format off */
 		static const struct {
-			uint8_t len, bytes[7];
+			uint8_t len, n, bytes[8];
 			int moves;
 			uint32_t bound;
-			int exact;
-			int32_t net, peak;
+			int exact, reset;
+			int32_t net, peak, top;
+			uint64_t reads, reads_top;
 		} sp[] = {
 		    /* mov [rsp+8], rdi */
-		    {5, {0x48, 0x89, 0x7c, 0x24, 0x08}, 0, 0, 1, 0, 0},
+		    {5, 1, {0x48, 0x89, 0x7c, 0x24, 0x08}, 0, 0, 1, 0, 0, 0, 0,
+		     0, 0},
 		    /* lea rax, [rsp+8] */
-		    {5, {0x48, 0x8d, 0x44, 0x24, 0x08}, 0, 0, 1, 0, 0},
-		    {3, {0x48, 0x89, 0xe0}, 0, 0, 1, 0, 0}, /* mov rax, rsp */
-		    {1, {0x50}, 1, 8, 1, -8, 0},	    /* push rax */
-		    {1, {0x5b}, 1, 8, 1, 8, 8},		    /* pop rbx */
-		    {2, {0x66, 0x5b}, 1, 8, 1, 2, 2},	    /* pop bx */
-		    {1, {0x9c}, 1, 8, 1, -8, 0},	    /* pushfq */
+		    {5, 1, {0x48, 0x8d, 0x44, 0x24, 0x08}, 0, 0, 1, 0, 0, 0, 0,
+		     0, 0},
+		    /* mov rax, rsp */
+		    {3, 1, {0x48, 0x89, 0xe0}, 0, 0, 1, 0, 0, 0, 0, 0, 0},
+		    {1, 1, {0x50}, 1, 8, 1, 0, -8, 0, 0, 0, 0},	 /* push rax */
+		    {1, 1, {0x5b}, 1, 8, 1, 0, 8, 8, 0, 1, 0},	 /* pop rbx */
+		    {2, 1, {0x66, 0x5b}, 1, 8, 1, 0, 2, 2, 0, 1, 0}, /* pop bx */
+		    {1, 1, {0x9c}, 1, 8, 1, 0, -8, 0, 0, 0, 0},	 /* pushfq */
+		    {1, 1, {0x9d}, 1, 8, 1, 0, 0, 0, 0, 0, 0},	 /* popfq */
 		    /* sub rsp, 8 */
-		    {4, {0x48, 0x83, 0xec, 0x08}, 1, 64, 1, -8, 0},
-		    {5, {0xe8, 0, 0, 0, 0}, 1, 16, 1, -8, 0},  /* call next */
-		    {1, {0xc3}, 1, 16, 1, 0, 0},	       /* ret */
-		    {3, {0xc2, 0x10, 0x00}, 1, 32, 1, 16, 16}, /* ret 16 */
-		    {1, {0xc9}, 1, 64, 0, 0, 0},	       /* leave */
-		    /* and rsp, -16 */
-		    {4, {0x48, 0x83, 0xe4, 0xf0}, 1, 4096, 0, 0, 0},
-		    {1, {0x5c}, 1, 8, 0, 0, 0}, /* pop rsp */
+		    {4, 1, {0x48, 0x83, 0xec, 0x08}, 1, 64, 1, 0, -8, 0, 0, 0,
+		     0},
+		    /* call next */
+		    {5, 1, {0xe8, 0, 0, 0, 0}, 1, 16, 1, 0, -8, 0, 0, 0, 0},
+		    {1, 1, {0xc3}, 1, 16, 1, 0, 0, 0, 0, 0, 0}, /* ret */
+		    /* ret 16 */
+		    {3, 1, {0xc2, 0x10, 0x00}, 1, 32, 1, 0, 16, 16, 0, 0, 0},
+		    {1, 1, {0xc9}, 1, 64, 1, 0, 8, 8, 0, 1, 0}, /* leave */
+		    /* enter 16, 0 */
+		    {4, 1, {0xc8, 0x10, 0x00, 0x00}, 1, 512, 1, 0, -24, 0, 0, 0,
+		     0},
+		    /* enter 16, 1: the nesting level's pushes not known */
+		    {4, 1, {0xc8, 0x10, 0x00, 0x01}, 1, 512, 0, 0, 0, 0, 0, 0,
+		     0},
+		    /* and rsp, -16: a reset */
+		    {4, 1, {0x48, 0x83, 0xe4, 0xf0}, 1, 64, 1, 1, 0, 0, 0, 0, 0},
+		    {1, 1, {0x5c}, 1, 8, 1, 1, 0, 0, 0, 0, 0}, /* pop rsp */
+		    /* add rsp, 0x100: a reset */
+		    {7, 1, {0x48, 0x81, 0xc4, 0x00, 0x01, 0x00, 0x00}, 1, 64, 1,
+		     1, 0, 0, 0, 0, 0},
+		    /* pop rbx; mov rsp, rbp; add rsp, 8; pop rax; pop rcx:
+		     * 8 bytes up, reset, 24 up, slots 1 and 2 read */
+		    {9, 5, {0x5b, 0x48, 0x89, 0xec, 0x48, 0x83, 0xc4, 0x08},
+		     1, 152, 1, 1, 24, 8, 24, 1, 6},
 		};
+		/* clang-format on */
 
 		for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
 			struct dbtp_gt_rw_stats st;
 			FILE *tf = fopen("/dev/null", "w");
 			FILE *sf = fopen("/dev/null", "w");
+			uint8_t code[16];
 
-			CHECK(!dbtp_gt_rw_block(rw, 900 + (uint32_t)i,
-						sp[i].bytes, sp[i].len, 1, NULL,
-						0x401000, tf, sf, &st, &err));
+			memcpy(code, sp[i].bytes, 8);
+			code[8] = 0x58; /* the last row's pop rax; pop rcx */
+			code[9] = 0x59;
+			CHECK(!dbtp_gt_rw_block(rw, 900 + (uint32_t)i, code,
+						sp[i].len + (sp[i].n > 1),
+						sp[i].n, NULL, 0x401000, tf, sf,
+						&st, &err));
 			fclose(tf);
 			fclose(sf);
 			CHECK_EQ(st.moves_sp, sp[i].moves);
 			CHECK_EQ(st.sp_bound, sp[i].bound);
 			CHECK_EQ(st.sp_exact, sp[i].exact);
+			CHECK_EQ(st.sp_reads_far, 0);
 			if (sp[i].exact) {
+				CHECK_EQ(st.sp_reset, sp[i].reset);
 				CHECK_EQ(st.sp_net, sp[i].net);
 				CHECK_EQ(st.sp_peak, sp[i].peak);
+				CHECK_EQ(st.sp_top, sp[i].top);
+				CHECK_EQ(st.sp_reads, sp[i].reads);
+				CHECK_EQ(st.sp_reads_top, sp[i].reads_top);
 			}
 			CHECK_EQ(st.jumps_out, 0);
 		}
@@ -738,41 +774,76 @@ out:
 }
 
 /*
- * A pass resets the private stack only where it must: `push rax; pop rax`
- * (5,000 runs: one copy) never takes the stack pointer above where its
- * pass starts, and 16 KiB over its 16 bytes at most a pass is 1,024
- * passes a call, without a reset; `pop rax; push rax` (3,000 runs) reads
- * above it, and four `sub rsp, 64` (2,000 runs) may move it 256 bytes a
- * pass, so that fewer than DBTP_GT_SP_PASSES passes fit in 16 KiB: both
- * reset every pass.
+ * A pass resets the private stack only where it must, and writes what the
+ * next pass pops above its start (memcheck holds what a reset took back
+ * undefined): `push rax; pop rax` (5,000 runs: one copy) never takes the
+ * stack pointer above where its pass starts, and 16 KiB over its 16 bytes
+ * at most a pass is 1,024 passes a call, without a reset; `pop rax; push
+ * rax` (3,000 runs) reads 8 bytes above it, so it is reset to 8 bytes
+ * above the middle and one push goes back to it (at the function's entry
+ * too); four `sub rsp, 64` (2,000 runs) may move it 256 bytes a pass, so
+ * that fewer than DBTP_GT_SP_PASSES passes fit in 16 KiB: reset every
+ * pass; `add rsp, 24; pop rbx; pop rbp; test rbp, rbp; jne` and `test
+ * eax, eax; jne` (one sequence, 2,500 runs: the first jne stays, for
+ * memcheck to check the popped value) end a pass 40 bytes up, where the
+ * pops leave it: two pushes for the slots read, a `lea` past the 24
+ * bytes skipped.  And a call whose callee is left out, `push rbx; sub
+ * rsp, 8; call` then `add rsp, 8; pop rbx; test rbx, rbx; jne` and `test
+ * eax, eax; jne` (one sequence, 4,000 runs): the second starts with
+ * the return's pop, so that its pop reads what the push wrote (168
+ * bytes of moves at most a pass: reset every pass).  The program runs
+ * natively and under memcheck without an error.
  */
 static void test_stack_resets(void)
 {
-	char p[64], c[64], x[64], cmd[1024];
+	char p[64], c[64], x[64], cmd[2048];
 	static const uint8_t c0[2] = {0x50, 0x58}, c1[2] = {0x58, 0x50},
 			     c2[16] = {0x48, 0x83, 0xec, 0x40, 0x48, 0x83,
 				       0xec, 0x40, 0x48, 0x83, 0xec, 0x40,
 				       0x48, 0x83, 0xec, 0x40},
-			     s1[2] = {1, 1}, s4[4] = {4, 4, 4, 4};
-	const uint8_t *code[3] = {c0, c1, c2}, *sizes[3] = {s1, s1, s4};
-	static const uint32_t ninsns[3] = {2, 2, 4};
-	static const uint64_t runs[3] = {5000, 3000, 2000};
+			     c3[11] = {0x48, 0x83, 0xc4, 0x18, 0x5b, 0x5d,
+				       0x48, 0x85, 0xed, 0x75, 0x00},
+			     c4[10] = {0x53, 0x48, 0x83, 0xec, 0x08,
+				       0xe8, 0xf6, 0x0f, 0x00, 0x00},
+			     c5[10] = {0x48, 0x83, 0xc4, 0x08, 0x5b,
+				       0x48, 0x85, 0xdb, 0x75, 0x00},
+			     c6[4] = {0x85, 0xc0, 0x75, 0x00}, s1[2] = {1, 1},
+			     s4[4] = {4, 4, 4, 4}, s3[5] = {4, 1, 1, 3, 2},
+			     s5[3] = {1, 4, 5}, s6[4] = {4, 1, 3, 2},
+			     s2[2] = {2, 2};
+	const uint8_t *code[8] = {c0, c1, c2, c3, c6, c4, c5, c6},
+		      *sizes[8] = {s1, s1, s4, s3, s2, s5, s6, s2};
+	static const uint32_t ninsns[8] = {2, 2, 4, 5, 2, 3, 4, 2};
+	static const uint64_t runs[8] = {5000, 3000, 2000, 2500,
+					 2500, 4000, 4000, 4000};
 	struct dbtp_gt_summary sum;
 	dbtp_gt_model *m;
 
 	names("resets", p, c, x);
-	m = x86_blocks(p, 3, ninsns, sizes, code, runs);
+	m = x86_blocks(p, 8, ninsns, sizes, code, runs);
 	if (emit_file(m, c, &sum))
 		goto out;
 	dbtp_gt_summary_free(&sum);
 	snprintf(cmd, sizeof(cmd),
-		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = 3 && "
+		 "sed 's/^\t\"//; s/\\\\n\"$//' %s > %s.s && "
+		 "test $(grep -c '^.tlea rsp, .r15 + %d.$' %s.s) = 3 && "
+		 "test $(grep -A1 '^.tlea rsp, .r15 + %d.$' %s.s | "
+		 "grep -c '^.tpush 0$') = 2 && "
+		 "tr '\n' '|' < %s.s > %s.j && "
+		 "grep -qF '%s|\\tpush 0|\\tpush 0|\\tlea rsp, [rsp - 24]|"
+		 "' %s.j && "
+		 "grep -qF 'lea rsp, [r15 + %d]|\\tpush 0|\\tpush 0|"
+		 "\\tlea rsp, [rsp - 24]|\\tjmp gt_b3_body|' %s.j && "
+		 "grep -qF 'gt_b6_body:|\\tlea rsp, [rsp + 8]|' %s.j && "
 		 "grep -q '{gt_b0, 0, 0, 5000, 0, 0, 0, 1024}' %s && "
 		 "grep -q '{gt_b1, 1, 0, 3000, 0, 0, 0, 0}' %s && "
 		 "grep -q '{gt_b2, 2, 0, 2000, 0, 0, 0, 0}' %s && "
 		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
-		 "%s --quiet",
-		 DBTP_GT_STACK_MID, c, c, c, c, c, x, x);
+		 "%s --quiet && { ! command -v valgrind >/dev/null || "
+		 "valgrind -q --error-exitcode=9 %s --quiet; }",
+		 c, c, DBTP_GT_STACK_MID, c, DBTP_GT_STACK_MID + 8, c, c, c,
+		 "# test eax, eax|.Lg64_1:", c, DBTP_GT_STACK_MID + 40, c, c, c,
+		 c, c, c, x, x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
