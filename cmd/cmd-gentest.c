@@ -85,6 +85,11 @@ static const char usage_text[] =
     "                          many operands an execution that walk a\n"
     "                          random chain of lines in the buffer, a\n"
     "                          line a pass, so that they miss too\n"
+    "      --no-unaligned      leave unaligned accesses out; by default\n"
+    "                          (x86-64, -m mem) a block whose accesses\n"
+    "                          of 2 to 8 bytes were off their alignment\n"
+    "                          gets as many operands an execution moved\n"
+    "                          off theirs (memcheck pays for each)\n"
     "      --fp-exact          the original's floating-point results are\n"
     "                          exact (integer-valued data): every\n"
     "                          floating-point instruction follows a reset\n"
@@ -301,6 +306,12 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		       "%s, by operands walking in %u blocks\n",
 		       naive ? 1 : tmax, fmt_u64((uint64_t)s->misses_walk, n1),
 		       fmt_u64((uint64_t)s->misses_orig, n2), s->walk_blocks);
+	if (dbtp_gt_model_mem(m))
+		printf("unaligned accesses at T=%g: %s of the profiles' %s, "
+		       "by operands moved off their alignment in %u blocks\n",
+		       naive ? 1 : tmax, fmt_u64((uint64_t)s->unaligned_made, n1),
+		       fmt_u64((uint64_t)s->unaligned_orig, n2),
+		       s->unaligned_blocks);
 	if (!naive) {
 		printf("groups: %u\n", dbtp_gt_model_ngroups(m));
 		for (uint32_t i = 0; i < dbtp_gt_model_ngroups(m); i++) {
@@ -358,6 +369,9 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "walk_blocks", s->walk_blocks);
 	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
 	json_u64(&j, "l1_misses_walked", (uint64_t)s->misses_walk);
+	json_u64(&j, "unaligned_blocks", s->unaligned_blocks);
+	json_u64(&j, "unaligned", (uint64_t)s->unaligned_orig);
+	json_u64(&j, "unaligned_made", (uint64_t)s->unaligned_made);
 	json_obj(&j, "dynamic");
 	for (int k = 0; k < 3; k++)
 		json_u64(&j, outcome_name[k], (uint64_t)s->dyn[k]);
@@ -411,6 +425,9 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_bool(&j, "crosses", s->crossing[b]);
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
 		json_double(&j, "walks", s->walks[b]);
+		json_u64(&j, "unaligned",
+			 dbtp_gt_model_block(m, b)->unaligned);
+		json_double(&j, "misaligned", s->misaligned[b]);
 		json_close_obj(&j);
 	}
 	json_close_arr(&j);
@@ -833,6 +850,8 @@ int cmd_gentest(int argc, char **argv)
 		O_NO_CROSS_PAGE,
 		O_MISSES,
 		O_NO_MISSES,
+		O_UNALIGNED,
+		O_NO_UNALIGNED,
 		O_FP_EXACT
 	};
 	static const struct option opts[] = {
@@ -849,6 +868,8 @@ int cmd_gentest(int argc, char **argv)
 	    {"no-cross-page", no_argument, NULL, O_NO_CROSS_PAGE},
 	    {"misses", no_argument, NULL, O_MISSES},
 	    {"no-misses", no_argument, NULL, O_NO_MISSES},
+	    {"unaligned", no_argument, NULL, O_UNALIGNED},
+	    {"no-unaligned", no_argument, NULL, O_NO_UNALIGNED},
 	    {"fp-exact", no_argument, NULL, O_FP_EXACT},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
@@ -871,6 +892,7 @@ int cmd_gentest(int argc, char **argv)
 	eo.mispredict = 1;
 	eo.cross_page = 1;
 	eo.misses = 1;
+	eo.unaligned = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -895,6 +917,10 @@ int cmd_gentest(int argc, char **argv)
 		case O_MISSES:
 		case O_NO_MISSES:
 			eo.misses = c == O_MISSES;
+			break;
+		case O_UNALIGNED:
+		case O_NO_UNALIGNED:
+			eo.unaligned = c == O_UNALIGNED;
 			break;
 		case O_FP_EXACT:
 			eo.fp_exact = 1;

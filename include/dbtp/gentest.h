@@ -94,6 +94,10 @@ struct dbtp_gt_block {
 	 * profiles: each thread's accesses through its own 32 KiB, 8-way
 	 * L1 of 64-byte lines (dbtp/cache.h's default geometry) */
 	uint64_t l1_misses;
+	/* accesses of 2, 4 or 8 bytes at an address that is not a multiple
+	 * of their size, over the mem-mode profiles (Valgrind's memcheck
+	 * checks each on its slow path) */
+	uint64_t unaligned;
 };
 
 /** Page size, as bits, by which QEMU decides whether it may chain two
@@ -478,6 +482,7 @@ struct dbtp_gt_emit_opts {
 	int mispredict;
 	int cross_page;
 	int misses; /* reproduce the profiles' L1 misses (put_walks()) */
+	int unaligned; /* and unaligned accesses (put_unaligned()) */
 	int fp_exact;
 	unsigned unroll;
 	uint64_t copy_min;
@@ -518,6 +523,13 @@ struct dbtp_gt_summary {
 	uint32_t walk_blocks;
 	double *walks;
 	double misses_orig, misses_walk;
+	/* the same for unaligned accesses (@unaligned of struct
+	 * dbtp_gt_emit_opts): blocks with operands moved off their
+	 * alignment, per model block such operands an execution, and the
+	 * unaligned accesses, the profiles' and the program's */
+	uint32_t unaligned_blocks;
+	double *misaligned;
+	double unaligned_orig, unaligned_made;
 	/* floating-point arithmetic instructions (dbtp_gt_fp_insn()), as
 	 * @dyn; 1 if each follows a reset of the status flags (@fp_exact of
 	 * struct dbtp_gt_emit_opts) */

@@ -31,10 +31,6 @@
 #define GT_FAR_PUSH "\t.pushsection .text.gt_far,\"ax\",@progbits\n"
 #define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n\t.popsection\n"
 
-/* Calls a copy of a sequence is inside at most, whose return is followed
- * (return_pops()). */
-#define GT_CALLS 64
-
 /* A pass's stack-pointer reset (sp_reset_text()): a `lea`, and pushes
  * and `lea rsp` for 64 slots at most. */
 #define GT_SP_TEXT 1280
@@ -1135,6 +1131,7 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	free(s->random);
 	free(s->crossing);
 	free(s->walks);
+	free(s->misaligned);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1668,8 +1665,8 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 		   *op = r->last == DBTP_BR_RET	   ? "push"
 			 : r->last == DBTP_BR_CALL ? "call"
 						   : "jmp";
-	char old[64], line[160 + GT_SP_TEXT], sp[GT_SP_TEXT] = "", ex[1][32],
-					      start[32];
+	char old[64], line[160 + GT_SP_TEXT], ex[1][32], start[32];
+	char sp[GT_SP_TEXT] = "";
 	int k;
 
 	slot_line(old, sizeof(old), op, id, n - 1);
@@ -1864,6 +1861,136 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		done++;
 	}
 	return done;
+}
+
+/*
+ * x86-64: move @n of the marked operands of 2 to 8 bytes of copy @id
+ * (rewritten block of @ninsns instructions) in *@text off their alignment
+ * by half their size (a `qword ptr [r15 + off]` to off + 4), starting at
+ * the @first of its @total such operands (modulo @total), the other way
+ * where that would cross a 64-byte line (the original's split few lines).
+ * How many moved, -1 out of memory.
+ */
+static int misalign_copy(char **text, uint32_t id, uint32_t ninsns,
+			 unsigned first, unsigned n, unsigned total)
+{
+	static const struct {
+		const char *kw;
+		unsigned size;
+	} sizes[] = {{"qword ptr [r15 + ", 8},
+		     {"dword ptr [r15 + ", 4},
+		     {"word ptr [r15 + ", 2}};
+	char label[48], line[32];
+	size_t ml = strlen(DBTP_GT_WALK_MARK), from, to, ol;
+	const char *at;
+	unsigned e = 0;
+	int done = 0;
+
+	snprintf(label, sizeof(label), ".Lg%u_0:\n", id);
+	if (!(at = strstr(*text, label)))
+		return 0;
+	from = (size_t)(at - *text);
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, ninsns);
+	at = strstr(*text + from, label);
+	to = at ? (size_t)(at - *text) : strlen(*text);
+	while (from < to && n) {
+		char *mk = strstr(*text + from, DBTP_GT_WALK_MARK), *op = NULL,
+		     *ln, *end;
+		unsigned long off;
+		unsigned size = 0;
+
+		if (!mk || (size_t)(mk - *text) >= to)
+			break;
+		from = (size_t)(mk - *text) + ml;
+		for (ln = mk; ln > *text && ln[-1] != '\n'; ln--)
+			;
+		for (size_t i = 0; !op && i < sizeof(sizes) / sizeof(*sizes);
+		     i++)
+			if ((op = strstr(ln, sizes[i].kw)) != NULL && op < mk)
+				size = sizes[i].size;
+			else
+				op = NULL;
+		if (!op || (e++ + total - first % total) % total >= n)
+			continue;
+		op += strlen("qword ptr [r15 + ") - (size == 2 ? 1 : 0);
+		off = strtoul(op, &end, 10);
+		if (*end != ']' || off % size)
+			continue;
+		if (off % 64 + size + size / 2 > 64)
+			off -= size / 2;
+		else
+			off += size / 2;
+		snprintf(line, sizeof(line), "%lu", off);
+		ol = (size_t)(end - op);
+		if (splice(text, (size_t)(op - *text), ol, line))
+			return -1;
+		to += strlen(line) - ol;
+		done++;
+	}
+	return done;
+}
+
+/* Marked operands of 2 to 8 bytes in @text (misalign_copy()). */
+static unsigned misalignable(const char *text)
+{
+	unsigned n = 0;
+
+	for (const char *mk = strstr(text, DBTP_GT_WALK_MARK); mk;
+	     mk = strstr(mk + 1, DBTP_GT_WALK_MARK)) {
+		const char *ln = mk;
+
+		while (ln > text && ln[-1] != '\n')
+			ln--;
+		if (memmem(ln, (size_t)(mk - ln), "word ptr [r15 + ", 16))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * x86-64: the profiles' unaligned accesses (dbtp_gt_block's unaligned)
+ * in head @b's function: a member that made x of them an execution gets
+ * as many of its marked operands of 2 to 8 bytes, spread over its copies
+ * as walks are (put_walks()), moved off their alignment
+ * (misalign_copy()): Valgrind's memcheck checks such an access on its
+ * slow path, several times the cost of an aligned one, where QEMU and
+ * the other tools pay nothing more.  How many operands moved, -1 out of
+ * memory.
+ */
+static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
+			 const uint32_t *seq_next, uint32_t b, char **body,
+			 struct dbtp_gt_summary *sum)
+{
+	unsigned u = rd[b].u;
+	int all = 0;
+
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
+		unsigned total = misalignable(rd[k].body[0]);
+		double x = bl->count ? (double)bl->unaligned / bl->count : 0;
+		int done = 0;
+
+		if (x > total)
+			x = total;
+		if (!total || !(x * u >= 0.5))
+			continue;
+		for (unsigned j = 0; j < u; j++) {
+			unsigned lo = (unsigned)floor(j * x + 0.5),
+				 n = (unsigned)floor((j + 1) * x + 0.5) - lo;
+			int r = n ? misalign_copy(&body[j],
+						  k * DBTP_GT_MAX_UNROLL + j,
+						  bl->ninsns, lo, n, total)
+				  : 0;
+
+			if (r < 0)
+				return -1;
+			done += r;
+		}
+		sum->misaligned[k] = (double)done / u;
+		sum->unaligned_blocks += done > 0;
+		all += done;
+	}
+	return all;
 }
 
 /* The walk register of head @b's function of registers @regs: one no
@@ -2093,14 +2220,6 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	return 0;
 }
 
-/* The address of the member after position @i of a pass over @n members
- * @mem. */
-static uint64_t next_vaddr(const dbtp_gt_model *m, const uint32_t *mem,
-			   size_t n, size_t i)
-{
-	return dbtp_gt_model_block(m, mem[(i + 1) % n])->vaddr;
-}
-
 /* Block @bl ends in a call that went to @to in the profiles. */
 static int calls(const struct dbtp_gt_block *bl, uint64_t to)
 {
@@ -2114,19 +2233,16 @@ static int calls(const struct dbtp_gt_block *bl, uint64_t to)
 
 /*
  * x86-64: which members of a pass of head @b's sequence (@u copies, in
- * pass order) start with a return's pop, `lea rsp, [rsp + 8]`, which the
- * program's return (pushing its target first) and call (landing on the
- * next instruction) do not make: the member a call returns to in the
- * original, where the copy runs the callee (the member after the call is
- * one of its targets; the callee's return may be left out, a PLT stub's
- * jump taken), and one after a call whose callee the sequence leaves out
- * where the
- * pass, before it next resets the stack pointer, takes it more than 8
- * bytes above where the call left it (worked out backwards, from the
- * highest point each member on takes it).  Without the pop, pops after
- * read 8 bytes off what the original's read, where no push may have
- * written.  Not a copy's first member: a call's first pass may start
- * there.  NULL if out of memory.
+ * pass order) start with the return's pop, `lea rsp, [rsp + 8]`, that
+ * the program's call, landing on the next instruction, does not make: a
+ * member after a call whose callee the sequence leaves out (the member is
+ * none of the call's profiled targets) where the pass, before it next
+ * resets the stack pointer, takes it more than 8 bytes above where the
+ * call left it (worked out backwards, from the highest point each member
+ * on takes it).  Without the pop, pops after read 8 bytes off the
+ * original's, in a frame a `sub rsp` made, where no push wrote.  Not a
+ * copy's first member: a call's first pass may start there.  NULL if out
+ * of memory.
  */
 static uint8_t *return_pops(const dbtp_gt_model *m,
 			    const struct dbtp_gt_rw_stats *stat,
@@ -2135,8 +2251,7 @@ static uint8_t *return_pops(const dbtp_gt_model *m,
 	size_t n = 0;
 	uint32_t *mem;
 	uint8_t *pop;
-	uint64_t ret[GT_CALLS]; /* where the calls whose callee runs return */
-	int64_t hi = 0;		/* from the next member on, from its start */
+	int64_t hi = 0; /* from the next member on, from its start */
 
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
 		n++;
@@ -2150,29 +2265,17 @@ static uint8_t *return_pops(const dbtp_gt_model *m,
 	n = 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
 		mem[n++] = k;
-	for (size_t i = 0, nret = 0; i < n * u; i++) {
-		const struct dbtp_gt_block *bl =
-		    dbtp_gt_model_block(m, mem[i % n]);
-
-		if (!(i % n))
-			nret = 0;
-		else if (nret && ret[nret - 1] == bl->vaddr)
-			pop[i] = 1, nret--;
-		if (bl->br == DBTP_BR_CALL && i + 1 < n * u &&
-		    calls(bl, next_vaddr(m, mem, n, i)) && nret < GT_CALLS)
-			ret[nret++] = bl->vaddr + bl->nbytes;
-	}
 	for (size_t i = n * u; i-- > 0;) {
 		const struct dbtp_gt_rw_stats *s = &stat[mem[i % n]];
 		const struct dbtp_gt_block *bl =
 		    dbtp_gt_model_block(m, mem[i % n]);
+		uint64_t next = dbtp_gt_model_block(m, mem[(i + 1) % n])->vaddr;
 
-		if (i + 1 < n * u && !pop[i + 1] && bl->br == DBTP_BR_CALL &&
-		    (i + 1) % n && hi > 8 &&
-		    !calls(bl, next_vaddr(m, mem, n, i)))
+		if (bl->br == DBTP_BR_CALL && (i + 1) % n && hi > 8 &&
+		    !calls(bl, next)) {
 			pop[i + 1] = 1;
-		if (i + 1 < n * u && pop[i + 1])
 			hi += 8;
+		}
 		if (s->sp_reset || s->sp_net + hi < s->sp_peak)
 			hi = s->sp_peak;
 		else
@@ -2360,6 +2463,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	int cross_on = o->cross_page && !o->naive; /* put_cross() */
 	int walk_on = o->misses && !o->naive &&	   /* put_walks() */
 		      dbtp_gt_model_mem(m);
+	int unal_on = o->unaligned && !o->naive && !a64 && /* put_unaligned() */
+		      dbtp_gt_model_mem(m);
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
@@ -2375,7 +2480,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		dbtp_gt_rw_close(rw);
 		return -1;
 	}
-	dbtp_gt_rw_mark(rw, walk_on);
+	dbtp_gt_rw_mark(rw, walk_on || unal_on);
 	dbtp_gt_rw_fp_exact(rw, o->fp_exact);
 	sum->fp_exact = o->fp_exact;
 	if (o->naive) {
@@ -2394,6 +2499,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->random = calloc(nb ? nb : 1, 1);
 	sum->crossing = calloc(nb ? nb : 1, 1);
 	sum->walks = calloc(nb ? nb : 1, sizeof(*sum->walks));
+	sum->misaligned = calloc(nb ? nb : 1, sizeof(*sum->misaligned));
 	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
 	want = calloc(nb ? nb : 1, 1);
 	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
@@ -2401,7 +2507,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
 	rd = calloc(nb ? nb : 1, sizeof(*rd));
 	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
-	    !sum->walks || !chunk || !want || !slot_of || !seq_head ||
+	    !sum->walks || !sum->misaligned || !chunk || !want || !slot_of ||
+	    !seq_head ||
 	    !seq_next || !rd)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned */
@@ -2520,7 +2627,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		uint32_t last;
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL;
-		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr;
+		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -2547,6 +2654,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, sum)
 			     : 0;
+		unal = unal_on ? put_unaligned(m, rd, seq_next, b, body, sum)
+			       : 0;
+		if (!walk_on && unal_on)
+			for (unsigned j = 0; j < r->u; j++)
+				strip_marks(body[j]);
 		if (walk_on) {
 			if (a64)
 				wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
@@ -2574,7 +2686,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		njt += bc > 0;
 		fclose(jt);
 		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
-		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0) {
+		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0 ||
+		    unal < 0) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
@@ -2677,6 +2790,12 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						    (double)bl->l1_misses /
 						    (double)bl->count;
 			sum->misses_walk += (double)c * sum->walks[h->block];
+			if (bl->count)
+				sum->unaligned_orig += (double)c *
+						       (double)bl->unaligned /
+						       (double)bl->count;
+			sum->unaligned_made +=
+			    (double)c * sum->misaligned[h->block];
 			sum->read += (double)c * read_per_exec(bl);
 			sum->dyn_fp += (double)c * sum->stat[h->block].fp;
 			for (int j = 0; j < 3; j++)

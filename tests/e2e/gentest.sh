@@ -1,9 +1,10 @@
 #!/bin/bash
 # gentest: the generated program compiles without warnings, runs natively,
-# under qemu-x86_64 and valgrind, and executes each block exactly as often
-# as asked -- measured by dbtprof itself, recording the generated program
-# under QEMU and counting the executions of each block's gt_b<K>_body label
-# (where every iteration enters) -- for the loop and threads guests; the
+# under qemu-x86_64 and valgrind (memcheck finding no error), and executes
+# each block exactly as often as asked -- measured by dbtprof itself,
+# recording the generated program under QEMU and counting the executions
+# of each block's gt_b<K>_body label (where every iteration enters) --
+# for the loop and threads guests; the
 # group model across profiles of a program whose thread count is a
 # parameter; --scale; --naive; bad input.
 . tests/e2e/lib.sh
@@ -26,14 +27,14 @@ measured() {
 		END { for (s in n) print s, n[s] }' | sort
 }
 
-# fn_misses TRACE K: L1 misses (dbtprof's model, a recording of the
-# generated program in mem mode) of the blocks that start at function
-# gt_bK's copies
+# fn_misses TRACE K [FIELD]: L1 misses (or FIELD of block_outcomes:
+# dbtprof's model, a recording of the generated program in mem mode) of
+# the blocks that start at function gt_bK's copies
 fn_misses() {
 	"$DBTPROF" dump --symbols "$1" | awk -v k="$2" '$2 == "block" &&
 		$6 ~ ("^gt_b" k "_(body|c[0-9]+)\\+0x0$") { print $4 }' | sort -u >"$T/fn.addr"
 	"$DBTPROF" gentest --json -o "$T/fn.c" "$1" |
-		jq -r '.block_outcomes[] | "\(.vaddr) \(.l1_misses)"' |
+		jq -r ".block_outcomes[] | \"\\(.vaddr) \\(.${3:-l1_misses})\"" |
 		awk 'NR == FNR { a[$1] = 1; next } $1 in a { s += $2 } END { print s + 0 }' "$T/fn.addr" -
 }
 
@@ -92,6 +93,8 @@ exact() {
 	eq "$n runs under qemu" 0 "$(status qemu-x86_64 "$T/$n")"
 	if command -v valgrind >/dev/null; then
 		eq "$n runs under valgrind" 0 "$(status valgrind --tool=none "$T/$n")"
+		eq "$n: no memcheck error" 0 \
+			"$(status valgrind -q --error-exitcode=9 "$T/$n" --quiet)"
 	fi
 }
 
@@ -554,6 +557,33 @@ got=$(fn_misses "$T/l1q.gen.mem" "$(block_of "$T/l1q.plan" 19999)")
 [ "$got" -ge 4899 ] && [ "$got" -le 5099 ] ||
 	fail "L1 misses every fourth execution: the generated program's passes miss $got times, the original's 4999"
 checks=$((checks + 1))
+# Unaligned accesses: a loop whose qword load at +3 and dword load at +1
+# are off their alignment (its word at +8 and qword at +16 are not) on
+# each of its 19,999 executions: the profile (mem mode) counts 39,998 in
+# its block, the generated program's function moves two of its operands
+# off theirs, and its recording, run through the same model, makes as
+# many unaligned accesses in the blocks that run the passes.
+cat >"$T/uas.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + uabuf]\n"
+	"\tmov ebx, 20000\n.Lm:\n\tmov rax, qword ptr [rsi + 3]\n"
+	"\tmov ecx, dword ptr [rsi + 1]\n\tmov dx, word ptr [rsi + 8]\n"
+	"\tmov r8, qword ptr [rsi + 16]\n"
+	"\tsub ebx, 1\n\tjnz .Lm\n\txor eax, eax\n\tpop rbx\n\tret\n"
+	"\t.bss\n\t.p2align 6\nuabuf:\n\t.zero 64\n\t.text\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/ua" "$T/uas.c"
+MODE=mem exact "$T/ua" ua
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ua.trace")
+eq "unaligned accesses in the profile: the loop's" "19999 39998 2" \
+	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .unaligned, .misaligned] | join(" ")' <<<"$j")"
+eq "unaligned accesses made at T=1: the blocks' operands times executions" \
+	"$(jq '[.block_outcomes[] | .executions * .misaligned] | add | round' <<<"$j")" "$(jq .unaligned_made <<<"$j")"
+contains "unaligned accesses: the summary" "unaligned accesses at T=1: " "$(cat "$T/ua.sum")"
+"$DBTPROF" record -q -m mem -o "$T/ua.gen.mem" -- "$T/ua" >/dev/null
+eq "unaligned accesses: the generated program's passes" 39998 \
+	"$(fn_misses "$T/ua.gen.mem" "$(block_of "$T/ua.plan" 19999)" unaligned)"
+eq "--no-unaligned: none" "0 0" \
+	"$("$DBTPROF" gentest --json --no-unaligned -o "$T/x.c" "$T/ua.trace" | jq -r '"\(.unaligned_made) \(.unaligned_blocks)"')"
 # --fp-exact: every floating-point instruction follows ldmxcsr of the
 # default MXCSR (addsd, mulsd: 2 x 1000 executions); the counts stay exact
 cat >"$T/fp.c" <<'EOF2'
