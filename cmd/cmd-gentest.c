@@ -309,7 +309,8 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	if (dbtp_gt_model_mem(m))
 		printf("unaligned accesses at T=%g: %s of the profiles' %s, "
 		       "by operands moved off their alignment in %u blocks\n",
-		       naive ? 1 : tmax, fmt_u64((uint64_t)s->unaligned_made, n1),
+		       naive ? 1 : tmax,
+		       fmt_u64((uint64_t)s->unaligned_made, n1),
 		       fmt_u64((uint64_t)s->unaligned_orig, n2),
 		       s->unaligned_blocks);
 	if (!naive) {
@@ -425,8 +426,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_bool(&j, "crosses", s->crossing[b]);
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
 		json_double(&j, "walks", s->walks[b]);
-		json_u64(&j, "unaligned",
-			 dbtp_gt_model_block(m, b)->unaligned);
+		json_u64(&j, "unaligned", dbtp_gt_model_block(m, b)->unaligned);
 		json_double(&j, "misaligned", s->misaligned[b]);
 		json_close_obj(&j);
 	}

@@ -481,7 +481,7 @@ struct dbtp_gt_emit_opts {
 	int naive;
 	int mispredict;
 	int cross_page;
-	int misses; /* reproduce the profiles' L1 misses (put_walks()) */
+	int misses;    /* reproduce the profiles' L1 misses (put_walks()) */
 	int unaligned; /* and unaligned accesses (put_unaligned()) */
 	int fp_exact;
 	unsigned unroll;
