@@ -113,8 +113,9 @@ static const char validate_usage[] =
     "\n"
     "Time the original and the generated program under each DBT\n"
     "configuration (a command prefix; the first is the baseline), the\n"
-    "median (or least) of --runs runs each (the two programs' runs\n"
-    "alternate, so other load on the machine falls on both alike), by CPU\n"
+    "median (or least) of --runs runs each (in rounds: one run of each\n"
+    "program under each configuration in turn, so that other load on the\n"
+    "machine, or a change in its speed, falls on all alike), by CPU\n"
     "time (user + system of the run and its threads) or wall time, stdin,\n"
     "stdout and stderr on /dev/null,\n"
     "and report for each configuration the time ratio to the baseline of\n"
@@ -536,19 +537,24 @@ static double summary(const double *t, unsigned n, int min)
 }
 
 /*
- * @runs runs each of @orig and @gen under @pre, the two alternating, their
- * times in @a and @b; 0 or -1 after a message.
+ * @runs rounds over the @n configurations @pre: in each, one run of @orig
+ * and one of @gen under each configuration in turn, their times in
+ * @a[i][round] and @b[i][round]; so that a change in the machine's load
+ * or speed during the validation falls on every configuration alike, not
+ * on the ones that ran then.  0 or -1 after a message.
  */
-static int time_runs(const char *pre, const char *orig, const char *gen,
-		     unsigned runs, int cpu, const cpu_set_t *pin, double *a,
-		     double *b)
+static int time_runs(const char *const *pre, unsigned n, const char *orig,
+		     const char *gen, unsigned runs, int cpu,
+		     const cpu_set_t *pin, double (*a)[64], double (*b)[64])
 {
-	for (unsigned i = 0; i < runs; i++) {
-		progress("validate: %s (%u/%u)", pre, i + 1, runs);
-		if ((a[i] = time_run(pre, orig, cpu, pin)) < 0 ||
-		    (b[i] = time_run(pre, gen, cpu, pin)) < 0)
-			return -1;
-	}
+	for (unsigned r = 0; r < runs; r++)
+		for (unsigned i = 0; i < n; i++) {
+			progress("validate: round %u/%u, %s", r + 1, runs,
+				 pre[i]);
+			if ((a[i][r] = time_run(pre[i], orig, cpu, pin)) < 0 ||
+			    (b[i][r] = time_run(pre[i], gen, cpu, pin)) < 0)
+				return -1;
+		}
 	return 0;
 }
 
@@ -751,10 +757,10 @@ static int cmd_validate(int argc, char **argv)
 		error("out of memory");
 		goto out;
 	}
+	if (time_runs(pre, ncfg, orig, gen, runs, cpu, cpus ? &pin : NULL, ro,
+		      rg))
+		goto out;
 	for (unsigned i = 0; i < ncfg; i++) {
-		if (time_runs(pre[i], orig, gen, runs, cpu, cpus ? &pin : NULL,
-			      ro[i], rg[i]))
-			goto out;
 		to[i] = summary(ro[i], runs, min);
 		tg[i] = summary(rg[i], runs, min);
 	}

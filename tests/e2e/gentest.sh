@@ -809,6 +809,10 @@ eq "validate configs" "a q" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
 eq "validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
 eq "validate fields" "true" "$(jq '.speedup > 0 and .mean_error >= 0 and (.configs[1].original_s > 0)' <<<"$j")"
 # CPU time (the default) against wall time: sleeping costs no CPU.
+# runs go in rounds over the configurations, original then generated
+"$DBTPROF" gentest validate --runs 2 --config "a=sh -c 'echo a\$2 >>$T/order; exec \"\$@\"' x" \
+	--config "b=sh -c 'echo b\$2 >>$T/order; exec \"\$@\"' x" --original "true o" --generated "true g" >/dev/null
+eq "validate rounds" "ao ag bo bg ao ag bo bg" "$(paste -sd' ' "$T/order")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
