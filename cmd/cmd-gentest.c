@@ -426,6 +426,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_u64(&j, "crossed", dbtp_gt_model_block(m, b)->crossed);
 		json_bool(&j, "crosses", s->crossing[b]);
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
+		json_u64(&j, "l2_misses", dbtp_gt_model_block(m, b)->l2_misses);
 		json_double(&j, "walks", s->walks[b]);
 		json_u64(&j, "unaligned", dbtp_gt_model_block(m, b)->unaligned);
 		json_double(&j, "misaligned", s->misaligned[b]);

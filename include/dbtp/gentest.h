@@ -92,8 +92,9 @@ struct dbtp_gt_block {
 	uint64_t crossed;
 	/* memory accesses that missed the L1 data cache, over the mem-mode
 	 * profiles: each thread's accesses through its own 32 KiB, 8-way
-	 * L1 of 64-byte lines (dbtp/cache.h's default geometry) */
-	uint64_t l1_misses;
+	 * L1 of 64-byte lines (dbtp/cache.h's default geometry), and of
+	 * those the misses of the 1 MiB L2 behind it */
+	uint64_t l1_misses, l2_misses;
 	/* accesses of 2, 4 or 8 bytes at an address that is not a multiple
 	 * of their size, over the mem-mode profiles (Valgrind's memcheck
 	 * checks each on its slow path) */

@@ -226,9 +226,9 @@ static int reads(enum dbtp_arch arch, int64_t nr)
 
 /*
  * Memory access @ev of thread @tr through the thread's own L1 data cache
- * (dbtp/cache.h's default geometry, created at its first access); a miss,
- * and an access of 2, 4 or 8 bytes off their alignment, count for the
- * thread's current block.
+ * (dbtp/cache.h's default geometry, created at its first access) and the
+ * L2 behind it; a miss of either, and an access of 2, 4 or 8 bytes off
+ * their alignment, count for the thread's current block.
  */
 static int l1_access(dbtp_gt_model *m, struct pthread_rec *tr,
 		     const struct dbtp_event *ev, dbtp_err *err)
@@ -244,6 +244,7 @@ static int l1_access(dbtp_gt_model *m, struct pthread_rec *tr,
 	dbtp_cache_access(tr->l1, ev->addr, ev->size,
 			  ev->mem_flags & DBTP_ACCESS_STORE, &c);
 	m->blk[tr->last - 1].l1_misses += c.l1_misses;
+	m->blk[tr->last - 1].l2_misses += c.l2_misses;
 	if ((ev->size == 2 || ev->size == 4 || ev->size == 8) &&
 	    ev->addr % ev->size)
 		m->blk[tr->last - 1].unaligned++;

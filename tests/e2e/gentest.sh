@@ -532,6 +532,9 @@ MODE=mem exact "$T/l1" l1
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.trace")
 eq "L1 misses in the profile: the loop's" "19999 19999 1" \
 	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")' <<<"$j")"
+# (1.28 MB, read once: every line misses the 1 MiB L2 as well)
+eq "L2 misses in the profile: the loop's" 19999 \
+	"$(jq '[.block_outcomes[] | select(.executions >= 1000) | .l2_misses] | add' <<<"$j")"
 eq "L1 misses: walked at T=1, the blocks' walks times executions" \
 	"$(jq '[.block_outcomes[] | .executions * .walks] | add | round' <<<"$j")" "$(jq .l1_misses_walked <<<"$j")"
 contains "L1 misses: the summary" "L1 data cache misses at T=1: " "$(cat "$T/l1.sum")"
@@ -549,9 +552,9 @@ checks=$((checks + 1))
 sed 's/add rsi, 64/add rsi, 16/' "$T/l1s.c" >"$T/l1q.c"
 $CC -O2 -static -masm=intel -o "$T/l1q" "$T/l1q.c"
 MODE=mem exact "$T/l1q" l1q
-eq "L1 misses every fourth execution: the profile's" "19999 4999 0.25" \
+eq "L1 misses every fourth execution: the profile's (and L2's: lines met once)" "19999 4999 4999 0.25" \
 	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1q.trace" |
-		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
+		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .l2_misses, .walks] | join(" ")')"
 "$DBTPROF" record -q -m mem -o "$T/l1q.gen.mem" -- "$T/l1q" >/dev/null
 got=$(fn_misses "$T/l1q.gen.mem" "$(block_of "$T/l1q.plan" 19999)")
 [ "$got" -ge 4899 ] && [ "$got" -le 5099 ] ||
