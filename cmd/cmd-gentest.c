@@ -101,6 +101,11 @@ static const char usage_text[] =
     "                          executions in a profile (default 4096:\n"
     "                          a copy costs a translation, which\n"
     "                          Valgrind pays dearly)\n"
+    "      --pad N             N bytes of padding at the start of the\n"
+    "                          program's text (int3; AArch64: zeros),\n"
+    "                          moving every block: programs of the same\n"
+    "                          profile at several paddings tell a DBT\n"
+    "                          change apart from a layout's effect\n"
     "      --json              the summary as JSON\n"
     "  -h, --help              this text\n"
     "\n"
@@ -851,6 +856,7 @@ int cmd_gentest(int argc, char **argv)
 		O_JSON,
 		O_UNROLL,
 		O_COPY_MIN,
+		O_PAD,
 		O_MISPREDICT,
 		O_NO_MISPREDICT,
 		O_CROSS_PAGE,
@@ -869,6 +875,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"seed", required_argument, NULL, O_SEED},
 	    {"unroll", required_argument, NULL, O_UNROLL},
 	    {"copy-min", required_argument, NULL, O_COPY_MIN},
+	    {"pad", required_argument, NULL, O_PAD},
 	    {"mispredict", no_argument, NULL, O_MISPREDICT},
 	    {"no-mispredict", no_argument, NULL, O_NO_MISPREDICT},
 	    {"cross-page", no_argument, NULL, O_CROSS_PAGE},
@@ -956,6 +963,21 @@ int cmd_gentest(int argc, char **argv)
 				eo.seed = v;
 			else
 				eo.copy_min = v;
+			break;
+		}
+		case O_PAD: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' ||
+			    v > 1048576)
+				return usage_error("gentest",
+						   "--pad wants a number of "
+						   "bytes up to 1048576, not "
+						   "'%s'",
+						   optarg);
+			eo.pad = (unsigned)v;
 			break;
 		}
 		case O_UNROLL: {

@@ -486,6 +486,7 @@ struct dbtp_gt_emit_opts {
 	int unaligned; /* and unaligned accesses (put_unaligned()) */
 	int fp_exact;
 	unsigned unroll;
+	unsigned pad; /* bytes of int3 (AArch64: zeros) at the text's start */
 	uint64_t copy_min;
 	uint32_t naive_blocks;
 	uint64_t seed;

@@ -2605,6 +2605,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		       "\"=m\"(*(char(*)[512])(p)))\n\n"
 		       "__asm__(\n\t\".intel_syntax noprefix\\n\"\n"
 		       "\t\".text\\n\"\n");
+	/* --pad: the same code elsewhere, for layouts' effects */
+	if (o->pad)
+		fprintf(f, "\t\"\\t.skip %u, %s\\n\"\n", o->pad,
+			a64 ? "0" : "0xcc");
 	if (!a64) {
 		char *sh = NULL;
 		size_t sh_len = 0;

@@ -120,6 +120,11 @@ exact "$G/x86_64/loop" loop
 # one copy per pass, and eight: the same counts
 exact "$G/x86_64/loop" loop --unroll 1
 exact "$G/x86_64/loop" loop --unroll 8
+# --pad: the same program 1,040 bytes further on, its counts as exact
+exact "$G/x86_64/loop" loop_pad --unroll 8 --pad 1040
+eq "--pad: the text moved" 1040 \
+	"$(($(nm "$T/loop_pad" | awk '$3 == "gt_enter" { print "0x" $1 }') - $(nm "$T/loop" | awk '$3 == "gt_enter" { print "0x" $1 }')))"
+eq "bad --pad" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --pad 2M "$T/loop.trace")"
 # loop: 3 blocks (1, 9999, 1); 3 + 2 x 9999 + 3 = 20004 instructions; the
 # exit syscall becomes getpid, the jnz lands on the next instruction.
 contains "loop summary" "blocks: 3 distinct, 3 emitted, 0 skipped" "$(cat "$T/loop.sum")"
