@@ -713,18 +713,8 @@ static void sp_then(struct dbtp_gt_rw_stats *a,
 			  : a->sp_bound + k->sp_bound;
 	a->sp_exact &= k->sp_exact;
 	a->sp_reads_far |= k->sp_reads_far;
-	for (uint64_t r = k->sp_reads; r; r &= r - 1) {
-		int64_t at = a->sp_net + 8 * __builtin_ctzll(r);
-
-		if (at < 0)
-			continue; /* below the start: not the reset's */
-		if (at % 8 || at >= 512)
-			a->sp_reads_far = 1;
-		else if (a->sp_reset)
-			a->sp_reads_top |= 1ull << (at / 8);
-		else
-			a->sp_reads |= 1ull << (at / 8);
-	}
+	for (uint64_t r = k->sp_reads; r; r &= r - 1)
+		dbtp_gt_sp_read(a, a->sp_net + 8 * __builtin_ctzll(r), 8);
 	a->sp_reads_top |= k->sp_reads_top;
 	if (a->sp_net + k->sp_peak > *hi)
 		*hi = a->sp_net + k->sp_peak;
@@ -946,7 +936,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, far, &lp);
 	const char *c32 = counter_reg(st->regs, 2); /* with @rnd */
 	char cnt[32], sp[GT_SP_TEXT];
-	int stub;
+	int def, stub;
 
 	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
@@ -1014,11 +1004,12 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
 		far % 2 ? "\t.popsection\n" : "");
 	/* and the first pass's pops above the stack's middle written */
-	stub = wg || (reset && sp_popped(st));
-	if (reset)
+	def = reset && sp_popped(st);
+	stub = wg || def;
+	if (def)
 		sp_reset_text(sp, st, INT32_MIN);
 	for (unsigned j = 0; stub && j < u; j++) {
-		fprintf(f, ".Lgt%u_w%u:\n%s", id, j, sp_popped(st) ? sp : "");
+		fprintf(f, ".Lgt%u_w%u:\n%s", id, j, def ? sp : "");
 		if (wg)
 			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
 				wg->name[2], DBTP_GT_SLOT_WALK);
@@ -1613,6 +1604,8 @@ static int define_resets(char **body, unsigned u, int32_t r)
 	struct dbtp_gt_rw_stats p = {
 	    .sp_exact = 1, .sp_peak = r, .sp_reads_far = 1};
 
+	if (!r)
+		return 0;
 	snprintf(reset, sizeof(reset), "\tlea rsp, [r15 + %d]",
 		 DBTP_GT_STACK_MID);
 	sp_reset_text(line, &p, INT32_MIN);
@@ -1877,6 +1870,35 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 }
 
 /*
+ * x86-64: the operand on the line of mark @mk in @text, `qword`, `dword`
+ * or `word ptr [r15 + off]`: its size (0 if none of those) and where its
+ * offset starts (*@off).
+ */
+static unsigned marked_operand(const char *text, const char *mk,
+			       const char **off)
+{
+	static const struct {
+		const char *kw;
+		unsigned size;
+	} sizes[] = {{"qword ptr [r15 + ", 8},
+		     {"dword ptr [r15 + ", 4},
+		     {"word ptr [r15 + ", 2}};
+	const char *ln = mk, *op;
+
+	while (ln > text && ln[-1] != '\n')
+		ln--;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		op = memmem(ln, (size_t)(mk - ln), sizes[i].kw,
+			    strlen(sizes[i].kw));
+		if (op) {
+			*off = op + strlen(sizes[i].kw);
+			return sizes[i].size;
+		}
+	}
+	return 0;
+}
+
+/*
  * x86-64: move @n of the marked operands of 2 to 8 bytes of copy @id
  * (rewritten block of @ninsns instructions) in *@text off their alignment
  * by half their size (a `qword ptr [r15 + off]` to off + 4), starting at
@@ -1888,12 +1910,6 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 static int misalign_copy(char **text, uint32_t id, uint32_t ninsns,
 			 unsigned first, unsigned n, unsigned total)
 {
-	static const struct {
-		const char *kw;
-		unsigned size;
-	} sizes[] = {{"qword ptr [r15 + ", 8},
-		     {"dword ptr [r15 + ", 4},
-		     {"word ptr [r15 + ", 2}};
 	char line[32];
 	size_t ml = strlen(DBTP_GT_WALK_MARK), from, to, ol;
 	unsigned e = 0;
@@ -1902,25 +1918,17 @@ static int misalign_copy(char **text, uint32_t id, uint32_t ninsns,
 	if (copy_range(*text, id, ninsns, &from, &to))
 		return 0;
 	while (from < to && n) {
-		char *mk = strstr(*text + from, DBTP_GT_WALK_MARK), *op = NULL,
-		     *ln, *end;
+		char *mk = strstr(*text + from, DBTP_GT_WALK_MARK), *end;
+		const char *op;
 		unsigned long off;
-		unsigned size = 0;
+		unsigned size;
 
 		if (!mk || (size_t)(mk - *text) >= to)
 			break;
 		from = (size_t)(mk - *text) + ml;
-		for (ln = mk; ln > *text && ln[-1] != '\n'; ln--)
-			;
-		for (size_t i = 0; !op && i < sizeof(sizes) / sizeof(*sizes);
-		     i++)
-			if ((op = strstr(ln, sizes[i].kw)) != NULL && op < mk)
-				size = sizes[i].size;
-			else
-				op = NULL;
-		if (!op || (e++ + total - first % total) % total >= n)
+		size = marked_operand(*text, mk, &op);
+		if (!size || (e++ + total - first % total) % total >= n)
 			continue;
-		op += strlen("qword ptr [r15 + ") - (size == 2 ? 1 : 0);
 		off = strtoul(op, &end, 10);
 		if (*end != ']' || off % size)
 			continue;
@@ -1942,16 +1950,11 @@ static int misalign_copy(char **text, uint32_t id, uint32_t ninsns,
 static unsigned misalignable(const char *text)
 {
 	unsigned n = 0;
+	const char *op;
 
 	for (const char *mk = strstr(text, DBTP_GT_WALK_MARK); mk;
-	     mk = strstr(mk + 1, DBTP_GT_WALK_MARK)) {
-		const char *ln = mk;
-
-		while (ln > text && ln[-1] != '\n')
-			ln--;
-		if (memmem(ln, (size_t)(mk - ln), "word ptr [r15 + ", 16))
-			n++;
-	}
+	     mk = strstr(mk + 1, DBTP_GT_WALK_MARK))
+		n += marked_operand(text, mk, &op) > 0;
 	return n;
 }
 
@@ -2028,8 +2031,7 @@ static const struct gpr *walk_reg(const struct rewritten *rd,
  * The walking operands of head @b's function (rd[k].walk misses an
  * execution of member k, spread evenly over the copies and over the
  * member's marked operands) in register @w (or AArch64's @xr, if not
- * -1); removes the marks of every member.  Notes the walks in @sum.  How many
- * walk, -1 out of memory.
+ * -1).  Notes the walks in @sum.  How many walk, -1 out of memory.
  */
 static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		     const uint32_t *seq_next, uint32_t b, char **body,
@@ -2064,8 +2066,6 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		sum->walk_blocks += done > 0;
 		all += done;
 	}
-	for (unsigned j = 0; j < u; j++)
-		strip_marks(body[j]);
 	return all;
 }
 
@@ -2667,9 +2667,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			     : 0;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
-		if (!walk_on && unal_on)
-			for (unsigned j = 0; j < r->u; j++)
-				strip_marks(body[j]);
 		if (walk_on) {
 			if (a64)
 				wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
@@ -2683,11 +2680,13 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wa64 = -1;
 			}
 		}
+		for (unsigned j = 0; (walk_on || unal_on) && j < r->u; j++)
+			strip_marks(body[j]);
 		if (seq_head[b] != b)
 			pass_moves(&st, &sum->stat[b], r->u);
 		keep = st.moves_sp ? sp_passes(&st) : UINT32_MAX;
 		reset = keep < DBTP_GT_SP_PASSES;
-		dr = reset && !a64 && st.sp_reset && sp_popped(&st)
+		dr = reset && !a64 && st.sp_reset
 			 ? define_resets(body, r->u, sp_popped(&st))
 			 : 0;
 		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
@@ -2796,15 +2795,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			}
 			if (bl->loader)
 				sum->dyn_loader += (double)c * bl->ninsns;
-			if (bl->count)
+			if (bl->count) {
 				sum->misses_orig += (double)c *
 						    (double)bl->l1_misses /
 						    (double)bl->count;
-			sum->misses_walk += (double)c * sum->walks[h->block];
-			if (bl->count)
 				sum->unaligned_orig += (double)c *
 						       (double)bl->unaligned /
 						       (double)bl->count;
+			}
+			sum->misses_walk += (double)c * sum->walks[h->block];
 			sum->unaligned_made +=
 			    (double)c * sum->misaligned[h->block];
 			sum->read += (double)c * read_per_exec(bl);

@@ -410,23 +410,6 @@ static int small_sp_add(const cs_insn *in, const cs_x86 *x)
 	       x->operands[1].imm <= 64;
 }
 
-/* A pop read @size bytes where the stack pointer is (sp_reads). */
-static void sp_read(struct dbtp_gt_rw_stats *st, int32_t size)
-{
-	int32_t at = st->sp_net;
-
-	if (at < 0)
-		return; /* below the start: the block's own or a call's */
-	if (at % 8 + size > 8 || at >= 512) {
-		st->sp_reads_far = 1;
-		return;
-	}
-	if (st->sp_reset)
-		st->sp_reads_top |= 1ull << (at / 8);
-	else
-		st->sp_reads |= 1ull << (at / 8);
-}
-
 /* The stack pointer moved by @d bytes (upward positive). */
 static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
 {
@@ -483,7 +466,7 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 		if (x->op_count && x->operands[0].type == X86_OP_REG &&
 		    is_rsp(x->operands[0].reg))
 			break; /* pop rsp: a reset */
-		sp_read(st, sz);
+		dbtp_gt_sp_read(st, st->sp_net, sz);
 		sp_move(st, sz);
 		return;
 	case X86_INS_POPFQ:
@@ -494,7 +477,7 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 	case X86_INS_LEAVE:
 		if (x->prefix[2] == 0x66)
 			goto unknown;
-		sp_read(st, 8);
+		dbtp_gt_sp_read(st, st->sp_net, 8);
 		sp_move(st, 8);
 		return;
 	case X86_INS_ENTER:

@@ -110,3 +110,15 @@ int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn)
 			return 1;
 	return 0;
 }
+
+void dbtp_gt_sp_read(struct dbtp_gt_rw_stats *st, int64_t at, int32_t size)
+{
+	if (at < 0)
+		return;
+	if (at % 8 + size > 8 || at >= 512)
+		st->sp_reads_far = 1;
+	else if (st->sp_reset)
+		st->sp_reads_top |= 1ull << (at / 8);
+	else
+		st->sp_reads |= 1ull << (at / 8);
+}

@@ -32,6 +32,16 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		   struct dbtp_gt_rw_stats *st, dbtp_err *err);
 
 /*
+ * x86-64: a pop of @size bytes read the stack at @at bytes above where
+ * @st's block (or, after a reset in it, the private stack's middle)
+ * started: the 8-byte slot in sp_reads (sp_reads_top after a reset), or
+ * sp_reads_far if it is no such slot of the first 512 bytes; nothing
+ * below (the block's own pushes, or a call's).  The rewriter's pops and
+ * the emitter's passes put together from blocks (emit.c, sp_then()).
+ */
+void dbtp_gt_sp_read(struct dbtp_gt_rw_stats *st, int64_t at, int32_t size);
+
+/*
  * Parts of a block function both architectures' emitters write
  * (emit.c): the @u copies of @body, labelled gt_b<id>_body and
  * gt_b<id>_c<j>, and the table of those entries (.Lgt<id>_tab's lines,
