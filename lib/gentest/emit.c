@@ -638,20 +638,45 @@ struct gpr {
 	const char *name[3];
 };
 
+static const struct gpr pref[] = {
+    {13, {"r13", "r13b", "r13d"}}, {12, {"r12", "r12b", "r12d"}},
+    {3, {"rbx", "bl", "ebx"}},	   {11, {"r11", "r11b", "r11d"}},
+    {10, {"r10", "r10b", "r10d"}}, {9, {"r9", "r9b", "r9d"}},
+    {8, {"r8", "r8b", "r8d"}},	   {5, {"rbp", "bpl", "ebp"}},
+    {6, {"rsi", "sil", "esi"}},	   {7, {"rdi", "dil", "edi"}},
+    {14, {"r14", "r14b", "r14d"}}, {2, {"rdx", "dl", "edx"}}};
+
 /* The first register of the table that @regs leaves alone, or NULL. */
 static const struct gpr *free_gpr(uint32_t regs)
 {
-	static const struct gpr pref[] = {
-	    {13, {"r13", "r13b", "r13d"}}, {12, {"r12", "r12b", "r12d"}},
-	    {3, {"rbx", "bl", "ebx"}},	   {11, {"r11", "r11b", "r11d"}},
-	    {10, {"r10", "r10b", "r10d"}}, {9, {"r9", "r9b", "r9d"}},
-	    {8, {"r8", "r8b", "r8d"}},	   {5, {"rbp", "bpl", "ebp"}},
-	    {6, {"rsi", "sil", "esi"}},	   {7, {"rdi", "dil", "edi"}},
-	    {14, {"r14", "r14b", "r14d"}}, {2, {"rdx", "dl", "edx"}}};
-
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
 		if (!(regs & (1u << pref[i].n)))
 			return &pref[i];
+	return NULL;
+}
+
+/*
+ * The first of r8..r14 in the table that @regs has (so neither a pass
+ * counter nor a scratch register, which are free ones) and that @line (of
+ * @len bytes, NULL: any) does not name (every name of these starts with
+ * its 64-bit one, and no instruction uses them implicitly), or NULL: a
+ * function without a free register walks through one of its own, loaded
+ * before each walking operand (put_walks()).
+ */
+static const struct gpr *spill_gpr(uint32_t regs, const char *line, size_t len)
+{
+	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++) {
+		const char *name = pref[i].name[0];
+		size_t nl = strlen(name), at;
+
+		if (pref[i].n < 8 || !(regs & (1u << pref[i].n)))
+			continue;
+		for (at = 0; line && at + nl <= len; at++)
+			if (!memcmp(line + at, name, nl))
+				break;
+		if (!line || at + nl > len)
+			return &pref[i];
+	}
 	return NULL;
 }
 
@@ -922,19 +947,23 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
  * after) between the shared entry and exit (emit_shared_x86()), so that
  * exactly n copies run; every pass ends at the tail that resets the stack
- * pointer if @reset and counts passes down: with `loop` where
- * one pass fits it (loop_fits()), else in a register the block does not
- * use, else in the buffer.
+ * pointer if @reset, moves the walk to its next line (through @wg, or
+ * @ws from the walk's slot: put_walks()) and counts passes down: with
+ * `loop` where one pass fits it (loop_fits()), else in a register the
+ * block does not use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
 			  int rnd, int bc, int far, const struct gpr *wg,
-			  int reset)
+			  const struct gpr *ws, int reset)
 {
 	int lp;
-	const char *cr =
-	    pass_counter(u, st->regs, text_bytes(body[0]), rnd, far, &lp);
+	/* (a walk kept in its slot: 4 instructions, at most 32 bytes, more
+	 * in the tail) */
+	const char *cr = pass_counter(
+	    u, st->regs, text_bytes(body[0]) + (ws ? 32 : 0), rnd, far, &lp);
 	const char *c32 = counter_reg(st->regs, 2); /* with @rnd */
+	const struct gpr *wr = wg ? wg : ws;	    /* the walk's register */
 	char cnt[32], sp[GT_SP_TEXT];
 	int def, stub;
 
@@ -961,13 +990,19 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			sp_reset_text(sp, st, st->sp_net);
 			fputs(sp, f);
 		}
-		if (wg) /* the next line (put_walks()) */
+		if (ws) /* the walk's line, kept in its slot */
+			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
+				wr->name[2], DBTP_GT_SLOT_WALK);
+		if (wr) /* the next line (put_walks()) */
 			fprintf(f,
 				"\tmov %s, dword ptr [r15 + %s + %d]\n"
 				"\tand %s, %d\n",
-				wg->name[2], wg->name[0],
-				DBTP_GT_WALK + DBTP_GT_WALK_NEXT, wg->name[2],
+				wr->name[2], wr->name[0],
+				DBTP_GT_WALK + DBTP_GT_WALK_NEXT, wr->name[2],
 				65536 - 64);
+		if (ws)
+			fprintf(f, "\tmov dword ptr [r15 + %d], %s\n",
+				DBTP_GT_SLOT_WALK, wr->name[2]);
 		if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
 		else if (rnd)
@@ -1807,13 +1842,15 @@ static int copy_range(const char *text, uint32_t id, uint32_t ninsns,
 /*
  * Make @n of the marked operands of copy @id (rewritten block of @ninsns
  * instructions) in *@text walk through register @w (x86-64's name; on
- * AArch64 @xr, its number), starting at the @first (modulo their number
- * @total); *@stream counts the function's walking operands.  How many
- * walk, -1 out of memory.
+ * AArch64 @xr, its number; x86-64 with neither: one of the registers
+ * @spill that the operand's line leaves alone, loaded from
+ * DBTP_GT_SLOT_WALK just before), starting at the @first (modulo their
+ * number @total); *@stream counts the function's walking operands.  How
+ * many walk, -1 out of memory.
  */
 static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		     unsigned n, unsigned total, const char *w, int xr,
-		     unsigned *stream)
+		     uint32_t spill, unsigned *stream)
 {
 	char line[64];
 	size_t ml = strlen(DBTP_GT_WALK_MARK), from, to;
@@ -1824,8 +1861,9 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		return 0;
 	while (from < to && n) {
 		char *mk = strstr(*text + from, DBTP_GT_WALK_MARK), *op, *end;
+		const struct gpr *g;
 		unsigned long off;
-		size_t ol;
+		size_t ol, ls;
 
 		if (!mk || (size_t)(mk - *text) >= to)
 			break;
@@ -1848,14 +1886,18 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 			continue;
 		}
 		/* x86-64: the operand, "[r15 + off]", on the mark's line */
+		ls = (size_t)(op - *text);
 		op = strstr(op, "[r15 + ");
-		if (!op || op > mk)
+		g = w ? NULL
+		      : spill_gpr(spill, *text + ls, (size_t)(mk - *text) - ls);
+		if (!op || op > mk || (!w && !g))
 			continue;
 		off = strtoul(op + 7, &end, 10);
 		if (*end != ']')
 			continue;
 		ol = (size_t)(end + 1 - op);
-		snprintf(line, sizeof(line), "[r15 + %s + %lu]", w,
+		snprintf(line, sizeof(line), "[r15 + %s + %lu]",
+			 w ? w : g->name[0],
 			 (unsigned long)DBTP_GT_WALK +
 			     (*stream)++ % DBTP_GT_WALK_STREAMS *
 				 DBTP_GT_WALK_STREAM +
@@ -1865,6 +1907,14 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		from += strlen(line) - ol;
 		to += strlen(line) - ol;
 		done++;
+		if (w)
+			continue;
+		snprintf(line, sizeof(line), "\tmov %s, dword ptr [r15 + %d]\n",
+			 g->name[2], DBTP_GT_SLOT_WALK);
+		if (splice(text, ls, 0, line))
+			return -1;
+		from += strlen(line);
+		to += strlen(line);
 	}
 	return done;
 }
@@ -2027,41 +2077,60 @@ static const struct gpr *walk_reg(const struct rewritten *rd,
 	return free_gpr(regs);
 }
 
+/* Member @k's misses an execution that its walkable operands (@stat) can
+ * take. */
+static double walk_rate(const struct rewritten *rd,
+			const struct dbtp_gt_rw_stats *stat, uint32_t k)
+{
+	unsigned total = stat[k].walkable;
+
+	return rd[k].walk < total ? rd[k].walk : total;
+}
+
 /*
- * The walking operands of head @b's function (rd[k].walk misses an
- * execution of member k, spread evenly over the copies and over the
- * member's marked operands) in register @w (or AArch64's @xr, if not
- * -1).  Notes the walks in @sum.  How many walk, -1 out of memory.
+ * The walking operands of head @b's function in register @w (or
+ * AArch64's @xr, if not -1; x86-64 with neither, @spill: walk_copy()).
+ * Member k misses rd[k].walk an execution: the walks of a pass, copy by
+ * copy and member by member, are the running sum of those rounded, so
+ * that the function's misses a pass are its members' together, rounded
+ * once, and a member that misses once in many executions walks in some
+ * copies, in turn over its marked operands.  Notes the walks in @sum.
+ * How many walk, -1 out of memory.
  */
 static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		     const uint32_t *seq_next, uint32_t b, char **body,
-		     const char *w, int xr, const struct dbtp_gt_rw_stats *stat,
+		     const char *w, int xr, uint32_t spill,
+		     const struct dbtp_gt_rw_stats *stat,
 		     struct dbtp_gt_summary *sum)
 {
 	unsigned u = rd[b].u, stream = 0;
+	double per = 0, before = 0; /* a copy's misses; before member k */
 	int all = 0;
 
-	for (uint32_t k = b; (w || xr >= 0) && k != UINT32_MAX;
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		per += walk_rate(rd, stat, k);
+	for (uint32_t k = b; (w || xr >= 0 || spill) && k != UINT32_MAX;
 	     k = seq_next[k]) {
-		unsigned total = stat[k].walkable;
+		unsigned total = stat[k].walkable, lo = 0;
 		int done = 0;
-		double x = rd[k].walk < total ? rd[k].walk : total;
+		double x = walk_rate(rd, stat, k);
 
-		if (!total || !(x * u >= 0.5))
-			continue;
-		for (unsigned j = 0; j < u; j++) {
-			unsigned lo = (unsigned)floor(j * x + 0.5),
-				 n = (unsigned)floor((j + 1) * x + 0.5) - lo;
+		for (unsigned j = 0; x > 0 && j < u; j++) {
+			double at = j * per + before;
+			unsigned n =
+			    (unsigned)(floor(at + x + 0.5) - floor(at + 0.5));
 			int r =
 			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
 					  dbtp_gt_model_block(m, k)->ninsns, lo,
-					  n, total, w, xr, &stream)
+					  n, total, w, xr, spill, &stream)
 			      : 0;
 
 			if (r < 0)
 				return -1;
 			done += r;
+			lo += n;
 		}
+		before += x;
 		sum->walks[k] = (double)done / u;
 		sum->walk_blocks += done > 0;
 		all += done;
@@ -2093,14 +2162,19 @@ static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 		at[strlen(label)] = '\0';
 }
 
-/* Block @b's L1 misses an execution (its profiles'), if a function of
- * @umax copies would walk for them (put_walks()), else 0. */
-static double miss_rate(const dbtp_gt_model *m, uint32_t b, unsigned umax)
+/* Block @b's L1 misses an execution (its profiles'). */
+static double miss_rate(const dbtp_gt_model *m, uint32_t b)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-	double x = bl->count ? (double)bl->l1_misses / (double)bl->count : 0;
 
-	return x * umax >= 0.5 ? x : 0;
+	return bl->count ? (double)bl->l1_misses / (double)bl->count : 0;
+}
+
+/* A function that misses @x times a pass of one copy walks with @u
+ * copies (put_walks() rounds x * u). */
+static int walks_in(double x, unsigned u)
+{
+	return x * u >= 0.5;
 }
 
 /* Copies a block gets by its count: as many, up to @umax, as it runs
@@ -2117,6 +2191,19 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 	return u;
 }
 
+/* The fewest copies, a power of two up to @u, over which a function
+ * that misses @x times a copy (its members together) walks at least once
+ * a pass (put_walks()), so that a miss in a few executions is not
+ * rounded away. */
+static unsigned walk_copies(double x, unsigned u)
+{
+	unsigned c = 1;
+
+	while (c < u && x > 0 && x * c < 1)
+		c *= 2;
+	return c;
+}
+
 /*
  * Copies, at most @u, of a closing function with random branches (the
  * last member @last's in every copy but the last, whose branch the pass
@@ -2131,14 +2218,15 @@ static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
  * between them: bench/RESULTS.md).
  */
 static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
-			      dbtp_disasm *dis, uint32_t last, unsigned u)
+			      dbtp_disasm *dis, uint32_t last, unsigned u,
+			      unsigned least)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
 	double p = (double)bl->mispredicted / (double)bl->count;
-	unsigned need = 4;
+	unsigned need = least > 4 ? least : 4;
 
 	if (!rd[last].rnd_op)
-		return 1;
+		return least;
 	while (need < u && p * need / (need - 1) > 0.5)
 		need *= 2;
 	if (need > u)
@@ -2177,7 +2265,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 
 	for (uint32_t b = 0; b < nb; b++)
 		rd[b].u =
-		    rd[b].loop && !a64 && !(rd[b].walk > 0 && rd[b].walk < 0.5)
+		    rd[b].loop && !a64 &&
+			    !(walks_in(rd[b].walk, umax) && rd[b].walk < 0.5)
 			? 1
 			: block_copies(m, b, umax, min);
 	if (naive)
@@ -2188,7 +2277,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint64_t len = 0;
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
-		int rnd = 0, walk = 0;
+		double wx = 0; /* misses a copy */
+		int rnd = 0, walk;
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
@@ -2205,9 +2295,10 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			    (dbtp_gt_model_block(m, k)->br == DBTP_BR_CALL ? 5
 									   : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
-			walk |= rd[k].walk > 0;
+			wx += rd[k].walk;
 			last = k;
 		}
+		walk = walks_in(wx, umax);
 		while (seq_head[b] == b && u > 1 &&
 		       (u / 2) * len >= DBTP_GT_SEQ_LEN)
 			u >>= 1;
@@ -2216,7 +2307,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		    loop_fits(a64, regs, bytes))
 			u = 1;
 		if (closes(&rd[last]) && rnd && u > 1)
-			u = random_copies(m, rd, dis, last, u);
+			u = random_copies(m, rd, dis, last, u,
+					  walk ? walk_copies(wx, u) : 1);
 		rd[b].branch_count = !a64 && !rnd && !walk &&
 				     counter_reg(regs, 0) &&
 				     ends_indirect(m, &rd[last], last);
@@ -2541,7 +2633,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		sum->skipped += bad;
 		rd[b].ok = !bad;
 		if (walk_on && sum->stat[b].walkable)
-			rd[b].walk = miss_rate(m, b, umax);
+			rd[b].walk = miss_rate(m, b);
 	}
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
@@ -2637,7 +2729,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		size_t fn_len = 0, jt_len = 0;
 		uint32_t last;
 		FILE *ff, *jt;
-		const struct gpr *wg = NULL;
+		const struct gpr *wg = NULL, *ws = NULL;
 		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
 		uint32_t keep, most; /* passes a call without a stack reset */
 
@@ -2672,11 +2764,13 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
 			else
 				wg = walk_reg(rd, seq_next, b, st.regs);
+			if (!a64 && !wg)
+				ws = spill_gpr(st.regs, NULL, 0);
 			walks = put_walks(m, rd, seq_next, b, body,
 					  wg ? wg->name[0] : NULL, wa64,
-					  sum->stat, sum);
+					  ws ? st.regs : 0, sum->stat, sum);
 			if (walks <= 0) {
-				wg = NULL;
+				wg = ws = NULL;
 				wa64 = -1;
 			}
 		}
@@ -2689,7 +2783,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		dr = reset && !a64 && st.sp_reset
 			 ? define_resets(body, r->u, sp_popped(&st))
 			 : 0;
-		bc = !rnd && !wg && r->branch_count && njt < DBTP_GT_JT_MAX
+		bc = !rnd && !wg && !ws && r->branch_count &&
+			     njt < DBTP_GT_JT_MAX
 			 ? put_branch_count(m, &rd[last], b, last, body, &st,
 					    reset, njt, jt)
 			 : 0;
@@ -2722,7 +2817,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						  rnd > 0, wa64, far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
-				      bc, far, wg, reset);
+				      bc, far, wg, ws, reset);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
