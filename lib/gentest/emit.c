@@ -580,28 +580,6 @@ static unsigned text_bytes(const char *text)
 	return n;
 }
 
-/* About how many bytes the assembly @text assembles to: a .byte line's
- * bytes, 8 for another instruction (a rewritten one, with its [r15 +
- * disp32]), nothing for labels, comments and directives. */
-static unsigned text_size(const char *text)
-{
-	unsigned n = 0;
-
-	for (const char *p = text; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (!strncmp(p, "\t.byte ", 7))
-			for (const char *q = p; q < p + len; q++)
-				n += q[0] == '0' && q[1] == 'x';
-		else if (len && p[len - 1] != ':' && p[0] != '#' &&
-			 !(p[0] == '\t' && (p[1] == '#' || p[1] == '.')))
-			n += 8;
-		p += len + (e != NULL);
-	}
-	return n;
-}
-
 /*
  * x86-64's `loop` (decrement rcx, branch if not zero) can count passes of
  * @bytes of code that leaves rcx alone: one instruction, the one it
@@ -1001,22 +979,9 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"gt_b%u:\n"
 		"\tlea r8, [rip + .Lgt%u_tab]\n"
 		"\tmov r9d, %u\n"
-		"\tjmp qword ptr [rip + gt_enter%s_p]\n",
-		id, id, id, id, id, u, rnd ? "_r" : "");
-	/* a pass that would straddle a page starts on the next one: QEMU
-	 * ends a translated block where the next instruction is on another
-	 * page, so such a pass would run one more block, by where the
-	 * assembler happened to put it (not with page crossings, put_cross(),
-	 * which leave the page on purpose) */
-	if (!far) {
-		unsigned size = 64; /* the tail, at most */
-
-		for (unsigned j = 0; j < u; j++)
-			size += text_size(body[j]);
-		if (size < 4096)
-			fprintf(f, "\t.p2align 12, 0xcc, %u\n", size - 1);
-	}
-	fprintf(f, ".Lgt%u_top:\n", id);
+		"\tjmp qword ptr [rip + gt_enter%s_p]\n"
+		".Lgt%u_top:\n",
+		id, id, id, id, id, u, rnd ? "_r" : "", id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);

@@ -601,24 +601,6 @@ eq "L1 misses, no register free: the walk register loaded before its operand" 1 
 		on && prev && /qword ptr \[r15 \+ r[0-9]+ \+ 9[0-9]+\]/ { n++ } { prev = 0 }
 		END { print n + 0 }' "$T/l1r.c")"
 gen_misses l1r "$k" 19800 20199 "L1 misses, no register free (the original's 19999)"
-# A pass never straddles a page (QEMU ends a translated block where the
-# next instruction is on another page): the same program, its text
-# shifted so that the loop's pass would start 16 bytes before a page's
-# end, starts it on the next page and runs as many blocks.
-a=$(nm "$T/l1r" | awk -v s="gt_b${k}_body" '$3 == s { print $1 }')
-pad=$(((4096 - 16#$a % 4096 - 16 + 4096) % 4096))
-"$DBTPROF" gentest --pad "$pad" -o "$T/l1rp.c" "$T/l1r.trace" >/dev/null
-$CC $CFLAGS_GT "$T/l1rp.c" -o "$T/l1rp"
-for p in l1r l1rp; do
-	"$DBTPROF" record -q -m blocks -o "$T/$p.blk" -- "$T/$p" >/dev/null
-	"$DBTPROF" dump --symbols "$T/$p.blk" | awk -v k="^gt_b${k}_" \
-		'$2 == "block" && $6 ~ k { n++ } END { print n + 0 }' >"$T/$p.nb"
-done
-eq "a pass on one page: the loop's function's blocks at --pad $pad" \
-	"$(cat "$T/l1r.nb")" "$(cat "$T/l1rp.nb")"
-a=$(nm "$T/l1rp" | awk -v s="gt_b${k}_body" '$3 == s { print $1 }')
-[ $((16#$a % 4096)) -lt 4080 ] || fail "a pass on one page: it starts $((4096 - 16#$a % 4096)) bytes before a page's end"
-checks=$((checks + 1))
 # Two blocks of one loop, each missing once in 21 executions (a byte
 # every 3 of 120,000 read once: 1,875 of 40,000), too rarely to walk
 # alone in 8 copies (0.375 a pass, rounded away); their function's pass,
