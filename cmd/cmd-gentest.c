@@ -807,6 +807,12 @@ static int cmd_validate(int argc, char **argv)
 			json_double(&j, "error", v.error[i]);
 			json_runs(&j, "original_runs", ro[i], runs);
 			json_runs(&j, "generated_runs", rg[i], runs);
+			json_arr(&j, "round_errors");
+			for (unsigned r = 0; r < runs; r++)
+				json_double(&j, NULL,
+					    dbtp_gt_round_error(
+						ro[i], ro[0], rg[i], rg[0], r));
+			json_close_arr(&j);
 			json_close_obj(&j);
 		}
 		json_close_arr(&j);
@@ -818,12 +824,25 @@ static int cmd_validate(int argc, char **argv)
 		json_double(&j, "speedup", v.speedup);
 		json_end(&j);
 	} else {
-		printf("%-16s %12s %8s %12s %8s %8s\n", "configuration",
-		       "original s", "ratio", "generated s", "ratio", "error");
-		for (unsigned i = 0; i < ncfg; i++)
-			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%\n",
+		printf("%-16s %12s %8s %12s %8s %8s  %s\n", "configuration",
+		       "original s", "ratio", "generated s", "ratio", "error",
+		       "rounds' errors");
+		for (unsigned i = 0; i < ncfg; i++) {
+			double lo = INFINITY, hi = 0;
+
+			for (unsigned r = 0; r < runs; r++) {
+				double e = dbtp_gt_round_error(ro[i], ro[0],
+							       rg[i], rg[0], r);
+
+				lo = e < lo ? e : lo;
+				hi = e > hi ? e : hi;
+			}
+			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%  "
+			       "%.2f-%.2f%%\n",
 			       names[i], to[i], v.ratio_orig[i], tg[i],
-			       v.ratio_gen[i], 100 * v.error[i]);
+			       v.ratio_gen[i], 100 * v.error[i], 100 * lo,
+			       100 * hi);
+		}
 		printf("mean ratio error: %.2f%%\n", 100 * v.mean_error);
 		if (isnan(v.spearman))
 			printf("rank correlation: - (no spread)\n");

@@ -575,4 +575,14 @@ int dbtp_gt_vstats(const double *orig, const double *gen, size_t n,
 		   struct dbtp_gt_vstats *out, dbtp_err *err);
 void dbtp_gt_vstats_free(struct dbtp_gt_vstats *v);
 
+/**
+ * dbtp_gt_round_error() - a configuration's error in round @r alone: its
+ * ratio to the baseline in that round, @orig[r] / @orig0[r] for the
+ * original and @gen[r] / @gen0[r] for the generated program (each round
+ * ran every configuration once), compared as dbtp_gt_vstats()'s @error.
+ * Times <= 0 count as a microsecond (a clock too coarse for a run).
+ */
+double dbtp_gt_round_error(const double *orig, const double *orig0,
+			   const double *gen, const double *gen0, unsigned r);
+
 #endif

@@ -101,3 +101,17 @@ void dbtp_gt_vstats_free(struct dbtp_gt_vstats *v)
 	free(v->error);
 	memset(v, 0, sizeof(*v));
 }
+
+static double positive(double t)
+{
+	return t > 0 ? t : 1e-6;
+}
+
+double dbtp_gt_round_error(const double *orig, const double *orig0,
+			   const double *gen, const double *gen0, unsigned r)
+{
+	double ro = positive(orig[r]) / positive(orig0[r]),
+	       rg = positive(gen[r]) / positive(gen0[r]);
+
+	return fabs(rg - ro) / ro;
+}

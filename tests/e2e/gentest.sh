@@ -867,11 +867,20 @@ fi
 
 # validate: the table's shape and the baseline's ratios (times are not
 # checked; the arithmetic is in the unit test); failing runs; usage.
-j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" \
+j=$("$DBTPROF" gentest validate --json --runs 2 --config "a=env" \
 	--config "q=qemu-x86_64" --original "$G/x86_64/loop" --generated "$T/loop")
 eq "validate configs" "a q" "$(jq -r '[.configs[].name] | join(" ")' <<<"$j")"
-eq "validate baseline" "1 1 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error] | join(" ")' <<<"$j")"
+eq "validate baseline" "1 1 0 0 0" "$(jq -r '.configs[0] | [.original_ratio, .generated_ratio, .error, .round_errors[]] | join(" ")' <<<"$j")"
 eq "validate fields" "true" "$(jq '.speedup > 0 and .mean_error >= 0 and (.configs[1].original_s > 0)' <<<"$j")"
+# each round's error from that round's times (0 counts as a microsecond;
+# the JSON's times have six digits)
+eq "validate round errors" "true true" "$(jq -r 'def p: if . > 0 then . else 1e-6 end;
+	.configs as $c | [range(2) as $r |
+	(($c[1].original_runs[$r] | p) / ($c[0].original_runs[$r] | p)) as $o |
+	(($c[1].generated_runs[$r] | p) / ($c[0].generated_runs[$r] | p)) as $g |
+	((($g - $o) | fabs) / $o - $c[1].round_errors[$r] | fabs) < 1e-4] | join(" ")' <<<"$j")"
+contains "validate text: the rounds' errors" "rounds' errors" \
+	"$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original true --generated true)"
 # CPU time (the default) against wall time: sleeping costs no CPU.
 # runs go in rounds over the configurations, original then generated
 "$DBTPROF" gentest validate --runs 2 --config "a=sh -c 'echo a\$2 >>$T/order; exec \"\$@\"' x" \

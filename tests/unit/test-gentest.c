@@ -1092,6 +1092,16 @@ static void test_vstats(void)
 	CHECK(dbtp_gt_vstats(o, g, 0, &v, &err) == -1);
 	g3[1] = 0;
 	CHECK(dbtp_gt_vstats(o2, g3, 3, &v, &err) == -1);
+	/* round by round: ratios 3 and 2 against 3.3 and 3; a time of 0
+	 * counts as a microsecond */
+	{
+		double b0[] = {1, 2, 0}, b[] = {3, 4, 2e-6}, c0[] = {1, 1, 1},
+		       c[] = {3.3, 3, 4};
+
+		CHECK_NEAR(dbtp_gt_round_error(b, b0, c, c0, 0), 0.1);
+		CHECK_NEAR(dbtp_gt_round_error(b, b0, c, c0, 1), 0.5);
+		CHECK_NEAR(dbtp_gt_round_error(b, b0, c, c0, 2), 1);
+	}
 }
 
 int main(void)
