@@ -244,6 +244,16 @@ static int parse_num(const char *s, double *v)
 	return errno || e == s || *e || !(*v > 0) || !isfinite(*v) ? -1 : 0;
 }
 
+/* @s, a whole number (no sign), into *@v: 0, or -1 if it is none. */
+static int parse_whole(const char *s, unsigned long long *v)
+{
+	char *e;
+
+	errno = 0;
+	*v = strtoull(s, &e, 10);
+	return errno || e == s || *e || s[0] == '-' ? -1 : 0;
+}
+
 /* Profile @p's branches and mispredictions (dbtp_gt_model_branches()). */
 static void print_branches(const dbtp_gt_model *m, uint32_t p)
 {
@@ -639,7 +649,6 @@ static int cmd_validate(int argc, char **argv)
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0;
 	int c, json = 0, rc = 1, cpu = 1, min = 0, a64;
-	char *end;
 
 	opterr = 0;
 	optind = 1;
@@ -665,11 +674,9 @@ static int cmd_validate(int argc, char **argv)
 			cfg[ncfg++] = optarg;
 			break;
 		case 'r': {
-			unsigned long v;
+			unsigned long long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || !v || v > 63)
+			if (parse_whole(optarg, &v) || !v || v > 63)
 				return usage_error("gentest validate",
 						   "--runs wants 1 to 63, not "
 						   "'%s'",
@@ -920,7 +927,6 @@ int cmd_gentest(int argc, char **argv)
 	double *tp = NULL;
 	int c, json = 0, rc = 1, n;
 	FILE *f = NULL;
-	char *end;
 
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return cmd_validate(argc - 1, argv + 1);
@@ -966,10 +972,7 @@ int cmd_gentest(int argc, char **argv)
 		case O_COPY_MIN: {
 			unsigned long long v;
 
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' ||
-			    (c != O_SEED && !v) ||
+			if (parse_whole(optarg, &v) || (c != O_SEED && !v) ||
 			    (c == O_BLOCKS && v > UINT32_MAX))
 				return usage_error(
 				    "gentest",
@@ -988,12 +991,9 @@ int cmd_gentest(int argc, char **argv)
 			break;
 		}
 		case O_PAD: {
-			unsigned long v;
+			unsigned long long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-' ||
-			    v > 1048576)
+			if (parse_whole(optarg, &v) || v > 1048576)
 				return usage_error("gentest",
 						   "--pad wants a number of "
 						   "bytes up to 1048576, not "
@@ -1003,11 +1003,9 @@ int cmd_gentest(int argc, char **argv)
 			break;
 		}
 		case O_UNROLL: {
-			unsigned long v;
+			unsigned long long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || !v ||
+			if (parse_whole(optarg, &v) || !v ||
 			    v > DBTP_GT_MAX_UNROLL || (v & (v - 1)))
 				return usage_error("gentest",
 						   "--unroll wants a power of "

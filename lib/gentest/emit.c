@@ -667,14 +667,9 @@ static const struct gpr *spill_gpr(uint32_t regs, const char *line, size_t len)
 {
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++) {
 		const char *name = pref[i].name[0];
-		size_t nl = strlen(name), at;
 
-		if (pref[i].n < 8 || !(regs & (1u << pref[i].n)))
-			continue;
-		for (at = 0; line && at + nl <= len; at++)
-			if (!memcmp(line + at, name, nl))
-				break;
-		if (!line || at + nl > len)
+		if (pref[i].n >= 8 && regs & (1u << pref[i].n) &&
+		    (!line || !memmem(line, len, name, strlen(name))))
 			return &pref[i];
 	}
 	return NULL;
@@ -2009,6 +2004,20 @@ static unsigned misalignable(const char *text)
 }
 
 /*
+ * How many of a member's @x an execution copy @j of a pass gets, the
+ * members before it in the pass making @before an execution and the
+ * whole pass @per a copy: the running sum over the pass rounded, so that
+ * each copy's share is within one of its own and the pass's add up to
+ * its rate rounded once (put_walks(), put_unaligned()).
+ */
+static unsigned copy_share(double x, double before, double per, unsigned j)
+{
+	double at = j * per + before;
+
+	return (unsigned)(floor(at + x + 0.5) - floor(at + 0.5));
+}
+
+/*
  * x86-64: the profiles' unaligned accesses (dbtp_gt_block's unaligned)
  * in head @b's function: a member that made x of them an execution gets
  * as many of its marked operands of 2 to 8 bytes, spread over its copies
@@ -2035,9 +2044,8 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 			x = total;
 		if (!total || !(x * u >= 0.5))
 			continue;
-		for (unsigned j = 0; j < u; j++) {
-			unsigned lo = (unsigned)floor(j * x + 0.5),
-				 n = (unsigned)floor((j + 1) * x + 0.5) - lo;
+		for (unsigned j = 0, lo = 0; j < u; j++) {
+			unsigned n = copy_share(x, 0, x, j);
 			int r = n ? misalign_copy(&body[j],
 						  k * DBTP_GT_MAX_UNROLL + j,
 						  bl->ninsns, lo, n, total)
@@ -2046,6 +2054,7 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 			if (r < 0)
 				return -1;
 			done += r;
+			lo += n;
 		}
 		sum->misaligned[k] = (double)done / u;
 		sum->unaligned_blocks += done > 0;
@@ -2116,9 +2125,7 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		double x = walk_rate(rd, stat, k);
 
 		for (unsigned j = 0; x > 0 && j < u; j++) {
-			double at = j * per + before;
-			unsigned n =
-			    (unsigned)(floor(at + x + 0.5) - floor(at + 0.5));
+			unsigned n = copy_share(x, before, per, j);
 			int r =
 			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
 					  dbtp_gt_model_block(m, k)->ninsns, lo,

@@ -38,6 +38,13 @@ fn_misses() {
 		awk 'NR == FNR { a[$1] = 1; next } $1 in a { s += $2 } END { print s + 0 }' "$T/fn.addr" -
 }
 
+# mem_guest NAME SRC: assembly guest SRC built as $T/NAME and checked
+# as exact() does, from a mem-mode profile ($T/NAME.trace)
+mem_guest() {
+	$CC -O2 -static -masm=intel -o "$T/$1" "$2"
+	MODE=mem exact "$T/$1" "$1"
+}
+
 # gen_misses NAME K LO HI WHAT: a mem-mode recording of generated program
 # NAME misses LO to HI times in the blocks of function gt_bK
 gen_misses() {
@@ -543,8 +550,7 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + l1buf]\n"
 	"\tsub ebx, 1\n\tjnz .Lm\n\txor eax, eax\n\tpop rbx\n\tret\n"
 	"\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 1280000\n\t.text\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/l1" "$T/l1s.c"
-MODE=mem exact "$T/l1" l1
+mem_guest l1 "$T/l1s.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.trace")
 eq "L1 misses in the profile: the loop's" "19999 19999 1" \
 	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")' <<<"$j")"
@@ -566,8 +572,7 @@ checks=$((checks + 1))
 # its passes miss as often, within 2% (the walk goes round its cycle five
 # times; its lines meet the rest of the program's accesses).
 sed 's/add rsi, 64/add rsi, 16/' "$T/l1s.c" >"$T/l1q.c"
-$CC -O2 -static -masm=intel -o "$T/l1q" "$T/l1q.c"
-MODE=mem exact "$T/l1q" l1q
+mem_guest l1q "$T/l1q.c"
 eq "L1 misses every fourth execution: the profile's (and L2's: lines met once)" "19999 4999 4999 0.25" \
 	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1q.trace" |
 		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .l2_misses, .walks] | join(" ")')"
@@ -588,8 +593,7 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tpush rbp\n\tpush r12\n"
 	"\tpop r12\n\tpop rbp\n\tpop rbx\n\txor eax, eax\n\tret\n"
 	"\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 1280000\n\t.text\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/l1r" "$T/l1r.c"
-MODE=mem exact "$T/l1r" l1r
+mem_guest l1r "$T/l1r.c"
 eq "L1 misses, no register free: the loop walks once an execution" "19999 19999 1" \
 	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1r.trace" |
 		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
@@ -614,8 +618,7 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + l1buf]\n"
 	"\tadd rdi, 3\n\tsub ebx, 1\n\tjnz .La\n\txor eax, eax\n\tpop rbx\n"
 	"\tret\n\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 245760\n\t.text\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/l1t" "$T/l1t.c"
-MODE=mem exact "$T/l1t" l1t
+mem_guest l1t "$T/l1t.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1t.trace")
 eq "L1 misses of two rare blocks: the profile's" "40000 1875 40000 1875" \
 	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses] | join(" ")' <<<"$j")"
@@ -637,8 +640,7 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + uabuf]\n"
 	"\tsub ebx, 1\n\tjnz .Lm\n\txor eax, eax\n\tpop rbx\n\tret\n"
 	"\t.bss\n\t.p2align 6\nuabuf:\n\t.zero 64\n\t.text\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/ua" "$T/uas.c"
-MODE=mem exact "$T/ua" ua
+mem_guest ua "$T/uas.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ua.trace")
 eq "unaligned accesses in the profile: the loop's" "19999 39998 2" \
 	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .unaligned, .misaligned] | join(" ")' <<<"$j")"
