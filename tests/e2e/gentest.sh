@@ -477,12 +477,12 @@ jq -e '.mispredict_indirect_blocks >= 2' >/dev/null <<<"$j" || fail "switch: exp
 checks=$((checks + 1))
 eq "switch: pads per copy" "1 4" "$(sed 's/^\t"//; s/\\n"$//' "$T/sw_rnd.c" |
 	awk -F'[_:]' '/^\.Lgp[0-9]+_[0-9]+:$/ { n[$1]++ } END { for (i in n) print n[i] }' | sort -un | paste -sd' ')"
-# 400,000 iterations: a call of a random function runs more than 256
-# passes (one call a slice), over several windows of random bytes, the
-# counts still exact.
+# 400,000 iterations in 100 slices (the program built so): a call of a
+# random function runs more than 256 passes (one call a slice), over
+# several windows of random bytes, the counts still exact.
 sed 's/i < 20000/i < 400000/' "$T/sw.c" >"$T/sw4.c"
 $CC -O2 -static -o "$T/sw4" "$T/sw4.c"
-exact "$T/sw4" sw4_rnd
+CFLAGS_GT="$CFLAGS_GT -DGT_SLICES=100" exact "$T/sw4" sw4_rnd
 contains "switch: 256 passes more" "sub qword ptr [r15 + 144], 1" "$(cat "$T/sw4_rnd.c")"
 # Without --mispredict no random target, and the functions that end in
 # the jump and the call count their passes in where they go (a table the
@@ -537,6 +537,22 @@ eq "page crossings in the generated program" "19999 19999 20000 20000 20000 2000
 	"$(crossings "$T/pg.gen.trace" "$ids")"
 contains "page crossings: the second text section" '.pushsection .text.gt_far' "$(cat "$T/pg.c")"
 eq "--no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
+# Calls: the loop's block, run 999,999 times, runs in calls of 256
+# executions or a few more (GT_MIN_CALL: a call as soon as its share of
+# the 65,536 slices done reaches 256 more, a share at most 16 a slice;
+# the rest in the last), interleaved with every other block's calls as
+# the original interleaves its blocks: 3,677 to 3,907 calls (100 in 100
+# slices), counted at the function's entry in a recording.
+cat >"$T/calls.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov ecx, 1000000\n.Lc:\n"
+	"\tadd rax, rcx\n\tsub ecx, 1\n\tjnz .Lc\n\txor eax, eax\n\tret\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/calls" "$T/calls.c"
+exact "$T/calls" calls
+k=$(block_of "$T/calls.plan" 999999)
+n=$("$DBTPROF" dump --symbols "$T/calls.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
+[ "$n" -ge 3677 ] && [ "$n" -le 3907 ] || fail "calls of a block run 999,999 times: $n, not 3,677 to 3,907"
+checks=$((checks + 1))
 # L1 misses: a loop that loads from a new line each time (20,000 lines, 64
 # bytes apart) misses a 32 KiB L1 on every execution; the first iteration
 # is part of main's block.  The profile (mem mode) counts 19,999 misses in
