@@ -20,7 +20,8 @@
 #   GT_CPUS   run the validations on these CPUs only (validate --cpus)
 #   GT_STAT   median (default) or min of the runs (validate --stat)
 #   GT_CONFIGS  names of default configurations to run (validate
-#             --config NAME; default: all)
+#             --config NAME; default: all; kernels-a64 takes the qemu
+#             ones of them)
 #   GT_STATIC  1: link the generated programs statically
 #   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
 #   GT_MODE   recording mode of the profiles (default mem: the L1 misses
