@@ -60,7 +60,7 @@ validate() {
 	done
 	echo "### $1" >&2
 	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
-		${GT_STAT:+--stat "$GT_STAT"} ${configs[@]+"${configs[@]}"} \
+		${GT_STAT:+--stat "$GT_STAT"} "${configs[@]}" \
 		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",
