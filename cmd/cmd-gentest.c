@@ -84,7 +84,10 @@ static const char usage_text[] =
     "                          32 KiB L1 (simulated per thread) gets as\n"
     "                          many operands an execution that walk a\n"
     "                          random chain of lines in the buffer, a\n"
-    "                          line a pass, so that they miss too\n"
+    "                          line a pass, so that they miss too (on\n"
+    "                          x86-64, blocks whose misses mostly missed\n"
+    "                          a 1 MiB L2 as well walk a chain over\n"
+    "                          8 MiB)\n"
     "      --no-unaligned      leave unaligned accesses out; by default\n"
     "                          (x86-64, -m mem) a block whose accesses\n"
     "                          of 2 to 8 bytes were off their alignment\n"
@@ -326,6 +329,11 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		       naive ? 1 : tmax, fmt_u64((uint64_t)s->misses_walk, n1),
 		       fmt_u64((uint64_t)s->misses_orig, n2), s->walk_blocks);
 	if (dbtp_gt_model_mem(m))
+		printf("L2 misses at T=%g: %s of the profiles' %s, by walks "
+		       "over the far area in %u of those blocks\n",
+		       naive ? 1 : tmax, fmt_u64((uint64_t)s->l2_walk, n1),
+		       fmt_u64((uint64_t)s->l2_orig, n2), s->far_blocks);
+	if (dbtp_gt_model_mem(m))
 		printf("unaligned accesses at T=%g: %s of the profiles' %s, "
 		       "by operands moved off their alignment in %u blocks\n",
 		       naive ? 1 : tmax,
@@ -389,6 +397,9 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "walk_blocks", s->walk_blocks);
 	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
 	json_u64(&j, "l1_misses_walked", (uint64_t)s->misses_walk);
+	json_u64(&j, "far_blocks", s->far_blocks);
+	json_u64(&j, "l2_misses", (uint64_t)s->l2_orig);
+	json_u64(&j, "l2_misses_walked", (uint64_t)s->l2_walk);
 	json_u64(&j, "unaligned_blocks", s->unaligned_blocks);
 	json_u64(&j, "unaligned", (uint64_t)s->unaligned_orig);
 	json_u64(&j, "unaligned_made", (uint64_t)s->unaligned_made);
@@ -446,6 +457,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
 		json_u64(&j, "l2_misses", dbtp_gt_model_block(m, b)->l2_misses);
 		json_double(&j, "walks", s->walks[b]);
+		json_bool(&j, "far", s->far[b]);
 		json_u64(&j, "unaligned", dbtp_gt_model_block(m, b)->unaligned);
 		json_double(&j, "misaligned", s->misaligned[b]);
 		json_close_obj(&j);

@@ -78,13 +78,11 @@ struct dbtp_gt_block {
 	 * (dbtp_gt_model_branches()), over the profiles */
 	uint64_t mispredicted;
 	/* an indirect jump's or call's distinct targets, the first
-	 * DBTP_GT_TARGETS (ntg of them; NULL if none), over the profiles;
-	 * and how often a predictor of its last target (cachegrind's) would
-	 * have missed: the executions whose target was not the one before
-	 * (tg_last) */
+	 * DBTP_GT_TARGETS (ntg of them; NULL if none), over the profiles,
+	 * and its last (tg_last) */
 	uint64_t *tg;
 	uint32_t ntg;
-	uint64_t tg_last, tg_missed;
+	uint64_t tg_last;
 	/* executions whose direct branch (jump, call, taken conditional)
 	 * went to another guest page than the block's first instruction's
 	 * (DBTP_GT_PAGE_BITS), over the profiles: QEMU chains a translated
@@ -293,6 +291,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_CHUNKS 144	 /* --mispredict: 256 passes to go, times */
 #define DBTP_GT_SLOT_WALK 152	 /* the walk's line (emit.c, put_walks()) */
 #define DBTP_GT_SLOT_RESERVE 160 /* start of the buffer's reservation */
+#define DBTP_GT_SLOT_FAR 168	 /* the far walk's line (emit.c) */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
@@ -305,6 +304,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_WALK_SIZE 589824
 #define DBTP_GT_JUMPS 1507328	 /* tables of branch targets */
 #define DBTP_GT_BUF_SIZE 1507328 /* whole buffer but the tables */
+#define DBTP_GT_FAR 4194304	 /* far walk area, past the tables (emit.c) */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
 /* --mispredict: a function with random branches counts its passes in the
@@ -325,10 +325,10 @@ struct dbtp_gt_rw_stats {
 /* ... and one that ran fewer times than this (in a profile, on average),
  * whose misses are mostly a predictor's first meetings, too. */
 #define DBTP_GT_MISS_RUNS 256
-/* An indirect branch whose target changed as often goes through a table
- * of DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
- * instruction, or (in a share of the entries that makes a predictor of
- * the last target miss as often) one of at most DBTP_GT_JT_PADS jumps
+/* An indirect branch missed as often goes through a table of
+ * DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
+ * instruction, or (in a share of the entries that makes its target
+ * change as often as it was missed) one of at most DBTP_GT_JT_PADS jumps
  * there, one fewer than the original's targets.  A copy's table is
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
  * a program. */
@@ -467,8 +467,7 @@ int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn);
  *		profile's predictor missed on at least DBTP_GT_MISS_MIN of
  *		its executions decides on random bytes, going its less
  *		likely way as often as it was missed; (x86-64) an indirect
- *		jump or call whose target changed as often goes to random
- *		targets.
+ *		jump or call missed as often goes to random targets.
  * @cross_page: not @naive: a block's direct jump, call or (x86-64)
  *		conditional branch leaves the page in as many of its copies
  *		as the original's did of its executions (struct
@@ -525,6 +524,13 @@ struct dbtp_gt_summary {
 	uint32_t walk_blocks;
 	double *walks;
 	double misses_orig, misses_walk;
+	/* of those, the blocks whose walks go over the far area (the
+	 * profiles' misses mostly missed the L2 as well), per model block 1
+	 * if it is one, and the L2 misses at the largest thread parameter,
+	 * the profiles' and the far walks' */
+	uint32_t far_blocks;
+	uint8_t *far;
+	double l2_orig, l2_walk;
 	/* the same for unaligned accesses (@unaligned of struct
 	 * dbtp_gt_emit_opts): blocks with operands moved off their
 	 * alignment, per model block such operands an execution, and the

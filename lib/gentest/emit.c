@@ -124,7 +124,7 @@ static const char driver[] =
     "{\n"
     "\tunsigned char *r = mmap(NULL, GT_RESERVE, PROT_NONE,\n"
     "\t\t\t\tMAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);\n"
-    "\tunsigned char *b = r + (GT_RESERVE - GT_BUF_SIZE) / 2;\n"
+    "\tunsigned char *b = r + ((8 << 20) - GT_BUF_SIZE) / 2;\n"
     "\tuint64_t v;\n"
     "\n"
     "#if GT_A64\n"
@@ -186,6 +186,24 @@ static const char driver[] =
     "\t\tv = (uint64_t)(uintptr_t)(b + GT_WALK);\n"
     "\t\tmemcpy(b + GT_SLOT_WALK, &v, 8);\n"
     "#endif\n"
+    "\t}\n"
+    "#endif\n"
+    "#if GT_FAR_WALKS\n"
+    "\t/* the far walk's area (emit.c), an undefined byte (one of\n"
+    "\t * malloc's) at the end of the first line of each 64 KiB, so that\n"
+    "\t * memcheck keeps a map of shadow bits for each, as for a heap */\n"
+    "\t{\n"
+    "\t\tvolatile unsigned char *u = malloc(1);\n"
+    "\t\tunsigned char *f = b + GT_FAR;\n"
+    "\n"
+    "\t\tif (!u || mprotect(f, GT_FAR_BYTES, PROT_READ | PROT_WRITE)) {\n"
+    "\t\t\tfputs(\"out of memory\\n\", stderr);\n"
+    "\t\t\texit(1);\n"
+    "\t\t}\n"
+    "\t\tmemset(f, GT_DATA_FILL, GT_FAR_BYTES);\n"
+    "\t\tfor (uint32_t c = 0; c < GT_FAR_BYTES; c += 65536)\n"
+    "\t\t\tf[c + 63] = *u;\n"
+    "\t\tfree((void *)u);\n"
     "\t}\n"
     "#endif\n"
     "\tv = 0x1f80;\n"
@@ -669,6 +687,49 @@ _Static_assert(1024 * DBTP_GT_A64_CHUNK <= DBTP_GT_WALK_SIZE,
 _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
 	       "a stream holds W's range and a line");
 
+/*
+ * L2 misses.  The functions whose members' misses missed the L2 as well
+ * (plan_far()) walk over the far area instead: W steps a pass by
+ * DBTP_GT_FAR_STEP bytes (4,099 lines, odd: round all 131,072 lines of
+ * DBTP_GT_FAR_SIZE, 8 MiB, before a line comes back; its place kept in
+ * the far slot), so that a line was last touched 131,072 far passes
+ * before and misses an L2 of 1 MiB (the model's) or 2 MiB, and its shadow
+ * bits in memcheck, a quarter of its size, miss too.  No line holds the
+ * next one: the misses do not wait for each other (a chain, tried first,
+ * made each wait for the memory, xz's program 0.24 s longer natively and
+ * every configuration's ratio closer to 1), and a stride of 256 KiB is
+ * not one a prefetcher follows.  The original's misses were in its heap,
+ * whose every 64 KiB memcheck keeps a map of shadow bits of its own for
+ * (malloc'ed, undefined, then written): the driver leaves an undefined
+ * byte at the end of each 64 KiB's first line, where no operand reaches
+ * (an operand stays below DBTP_GT_WALK_NEXT), for the same maps.
+ */
+#define DBTP_GT_FAR_SIZE (8 << 20)
+#define DBTP_GT_FAR_STEP (4099 * 64)
+#define DBTP_GT_FAR_STREAM (9 * 65536)
+#define DBTP_GT_FAR_BYTES                                                      \
+	(DBTP_GT_FAR_SIZE + (DBTP_GT_WALK_STREAMS - 1) * DBTP_GT_FAR_STREAM)
+_Static_assert(DBTP_GT_FAR >=
+		   DBTP_GT_JUMPS + DBTP_GT_JT_MAX * DBTP_GT_JT_ENTRIES * 8,
+	       "the far area lies past the tables of targets");
+
+/* Where a function's walk goes: the area (offset in the buffer), the mask
+ * that keeps W in it, the slot that holds W between calls, the distance
+ * between streams. */
+struct walk_area {
+	int base;
+	unsigned mask;
+	int slot;
+	unsigned stream;
+	unsigned step; /* W's step a pass, 0: the line's next */
+};
+
+static const struct walk_area near_area = {
+    DBTP_GT_WALK, 65536 - 64, DBTP_GT_SLOT_WALK, DBTP_GT_WALK_STREAM, 0};
+static const struct walk_area far_area = {DBTP_GT_FAR, DBTP_GT_FAR_SIZE - 64,
+					  DBTP_GT_SLOT_FAR, DBTP_GT_FAR_STREAM,
+					  DBTP_GT_FAR_STEP};
+
 /* The general-purpose registers a function may count passes or index
  * tables in, in the order they are taken: number, 64-, 8- and 32-bit
  * name. */
@@ -981,15 +1042,17 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
  * after) between the shared entry and exit (emit_shared_x86()), so that
  * exactly n copies run; every pass ends at the tail that resets the stack
- * pointer if @reset, moves the walk to its next line (through @wg, or
- * @ws from the walk's slot: put_walks()) and counts passes down: with
+ * pointer if @reset, moves the walk to its next line of area @wa
+ * (through @wg, or @ws from the area's slot: put_walks()) and counts
+ * passes down: with
  * `loop` where one pass fits it (loop_fits()), else in a register the
  * block does not use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
 			  int rnd, int bc, int far, const struct gpr *wg,
-			  const struct gpr *ws, int reset)
+			  const struct gpr *ws, const struct walk_area *wa,
+			  int reset)
 {
 	int lp;
 	/* (a walk kept in its slot: 4 instructions, at most 32 bytes, more
@@ -1026,17 +1089,20 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		}
 		if (ws) /* the walk's line, kept in its slot */
 			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
-				wr->name[2], DBTP_GT_SLOT_WALK);
-		if (wr) /* the next line (put_walks()) */
+				wr->name[2], wa->slot);
+		if (wr && wa->step) /* the next line (put_walks()) */
+			fprintf(f, "\tadd %s, %u\n\tand %s, %u\n", wr->name[2],
+				wa->step, wr->name[2], wa->mask);
+		else if (wr)
 			fprintf(f,
 				"\tmov %s, dword ptr [r15 + %s + %d]\n"
-				"\tand %s, %d\n",
+				"\tand %s, %u\n",
 				wr->name[2], wr->name[0],
-				DBTP_GT_WALK + DBTP_GT_WALK_NEXT, wr->name[2],
-				65536 - 64);
+				wa->base + DBTP_GT_WALK_NEXT, wr->name[2],
+				wa->mask);
 		if (ws)
-			fprintf(f, "\tmov dword ptr [r15 + %d], %s\n",
-				DBTP_GT_SLOT_WALK, wr->name[2]);
+			fprintf(f, "\tmov dword ptr [r15 + %d], %s\n", wa->slot,
+				wr->name[2]);
 		if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
 		else if (rnd)
@@ -1067,8 +1133,8 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	 * exit keeps its place, and the entry goes to copy j through a stub
 	 * that takes it up */
 	if (wg)
-		fprintf(f, "\tmov dword ptr [r15 + %d], %s\n",
-			DBTP_GT_SLOT_WALK, wg->name[2]);
+		fprintf(f, "\tmov dword ptr [r15 + %d], %s\n", wa->slot,
+			wg->name[2]);
 	fprintf(f, "\tjmp qword ptr [rip + gt_exit_p + %d]\n%s",
 		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
 		far % 2 ? "\t.popsection\n" : "");
@@ -1081,7 +1147,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		fprintf(f, ".Lgt%u_w%u:\n%s", id, j, def ? sp : "");
 		if (wg)
 			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
-				wg->name[2], DBTP_GT_SLOT_WALK);
+				wg->name[2], wa->slot);
 		fputs("\tjmp ", f);
 		put_label(f, id, j, 0);
 		fputc('\n', f);
@@ -1191,6 +1257,7 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	free(s->random);
 	free(s->crossing);
 	free(s->walks);
+	free(s->far);
 	free(s->misaligned);
 	memset(s, 0, sizeof(*s));
 }
@@ -1215,8 +1282,9 @@ struct rewritten {
 	 * last member's return or indirect branch (plan_copies()) */
 	int branch_count;
 	/* L1 misses an execution to reproduce with walking operands
-	 * (put_walks()), or 0 */
-	double walk;
+	 * (put_walks()), or 0, and of them L2 misses (far_walk()) */
+	double walk, walk2;
+	int far; /* a head whose function walks far (plan_far()) */
 };
 
 static void free_texts(char **body, char *slots)
@@ -1363,10 +1431,10 @@ static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
  * rcx-tests and loops: none.  AArch64: plan_random_a64(), from
  * DBTP_GT_MISS_MIN_A64.  An indirect jump or call (x86-64) of two or more
- * targets whose target changed on a share p of its executions (>= 1/64;
- * a predictor of the last target, as cachegrind's, misses these): the
- * share of its table's entries (put_indirect()) that lead elsewhere than
- * the next instruction with which such a predictor misses as often.
+ * targets that the profile's predictor missed on a share p of its
+ * executions (>= 1/64): the share of its table's entries (put_indirect())
+ * that lead elsewhere than the next instruction with which its target
+ * changes as often (random targets: any predictor misses as often).
  */
 static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 			double scale, struct rewritten *rd)
@@ -1386,14 +1454,13 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	if ((rd->last != DBTP_BR_COND && !ind) || !bl->ninsns ||
 	    bl->count / dbtp_gt_model_nprofiles(m) < DBTP_GT_MISS_RUNS)
 		return;
-	p = (double)(ind ? bl->tg_missed : bl->mispredicted) /
-	    (double)bl->count;
+	p = (double)bl->mispredicted / (double)bl->count;
 	if (p < (a64 ? DBTP_GT_MISS_MIN_A64 : DBTP_GT_MISS_MIN) || (ind && a64))
 		return;
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
-		 * DBTP_GT_JT_PADS; a predictor of the last target misses
-		 * when two successive targets differ: q = 1 - (1 - s)^2 -
+		 * DBTP_GT_JT_PADS; two successive targets differ with
+		 * probability q = 1 - (1 - s)^2 -
 		 * s^2 / n for a share s of the entries over the pads, solved
 		 * for s, q at most 3/4 and n / (n + 1) */
 		unsigned n = bl->ntg < 2		 ? 0
@@ -1877,14 +1944,15 @@ static int copy_range(const char *text, uint32_t id, uint32_t ninsns,
  * Make @n of the marked operands of copy @id (rewritten block of @ninsns
  * instructions) in *@text walk through register @w (x86-64's name; on
  * AArch64 @xr, its number; x86-64 with neither: one of the registers
- * @spill that the operand's line leaves alone, loaded from
- * DBTP_GT_SLOT_WALK just before), starting at the @first (modulo their
- * number @total); *@stream counts the function's walking operands.  How
- * many walk, -1 out of memory.
+ * @spill that the operand's line leaves alone, loaded from the area's
+ * slot just before) over area @wa (x86-64), starting at the @first
+ * (modulo their number @total); *@stream counts the function's walking
+ * operands.  How many walk, -1 out of memory.
  */
 static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		     unsigned n, unsigned total, const char *w, int xr,
-		     uint32_t spill, unsigned *stream)
+		     uint32_t spill, const struct walk_area *wa,
+		     unsigned *stream)
 {
 	char line[64];
 	size_t ml = strlen(DBTP_GT_WALK_MARK), from, to;
@@ -1932,9 +2000,8 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		ol = (size_t)(end + 1 - op);
 		snprintf(line, sizeof(line), "[r15 + %s + %lu]",
 			 w ? w : g->name[0],
-			 (unsigned long)DBTP_GT_WALK +
-			     (*stream)++ % DBTP_GT_WALK_STREAMS *
-				 DBTP_GT_WALK_STREAM +
+			 (unsigned long)wa->base +
+			     (*stream)++ % DBTP_GT_WALK_STREAMS * wa->stream +
 			     off % 32);
 		if (splice(text, (size_t)(op - *text), ol, line))
 			return -1;
@@ -1944,7 +2011,7 @@ static int walk_copy(char **text, uint32_t id, uint32_t ninsns, unsigned first,
 		if (w)
 			continue;
 		snprintf(line, sizeof(line), "\tmov %s, dword ptr [r15 + %d]\n",
-			 g->name[2], DBTP_GT_SLOT_WALK);
+			 g->name[2], wa->slot);
 		if (splice(text, ls, 0, line))
 			return -1;
 		from += strlen(line);
@@ -2135,6 +2202,65 @@ static double walk_rate(const struct rewritten *rd,
 	return rd[k].walk < total ? rd[k].walk : total;
 }
 
+/* A function's walks, the profiles' L1 misses that walk and of them L2
+ * misses (plan_far()). */
+struct far_cand {
+	uint32_t b;
+	double l1, l2;
+};
+
+static int by_l2_share(const void *x, const void *y)
+{
+	const struct far_cand *a = x, *c = y;
+	double l = a->l2 * c->l1, r = c->l2 * a->l1;
+
+	return l > r ? -1 : l < r ? 1 : a->b < c->b ? -1 : a->b > c->b;
+}
+
+/*
+ * Which functions walk over the far area (x86-64): those whose members'
+ * walking misses had the largest shares of L2 misses, taken in that order
+ * while their walks together stay within the profiles' L2 misses of all
+ * walking blocks (half a function's over at most), so that the program's
+ * L2 misses are the original's in number, if not block by block (a
+ * function has one walk register).  Marks rd[head].far.  -1 out of
+ * memory.
+ */
+static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
+		    const uint32_t *seq_head, const uint32_t *seq_next,
+		    const struct dbtp_gt_rw_stats *stat, uint32_t nb)
+{
+	struct far_cand *c = malloc((nb ? nb : 1) * sizeof(*c));
+	double want = 0, got = 0;
+	uint32_t n = 0;
+
+	if (!c)
+		return -1;
+	for (uint32_t b = 0; b < nb; b++) {
+		struct far_cand f = {b, 0, 0};
+
+		if (!rd[b].ok || seq_member(seq_head, b))
+			continue;
+		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+			double x = walk_rate(rd, stat, k),
+			       cnt = (double)dbtp_gt_model_block(m, k)->count;
+
+			f.l1 += cnt * x;
+			f.l2 += cnt * (rd[k].walk2 < x ? rd[k].walk2 : x);
+		}
+		want += f.l2;
+		if (f.l2 > 0)
+			c[n++] = f;
+	}
+	qsort(c, n, sizeof(*c), by_l2_share);
+	for (uint32_t i = 0; i < n && got + c[i].l1 / 2 <= want; i++) {
+		rd[c[i].b].far = 1;
+		got += c[i].l1;
+	}
+	free(c);
+	return 0;
+}
+
 /*
  * The walking operands of head @b's function in register @w (or
  * AArch64's @xr, if not -1; x86-64 with neither, @spill: walk_copy()).
@@ -2148,6 +2274,7 @@ static double walk_rate(const struct rewritten *rd,
 static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		     const uint32_t *seq_next, uint32_t b, char **body,
 		     const char *w, int xr, uint32_t spill,
+		     const struct walk_area *wa,
 		     const struct dbtp_gt_rw_stats *stat,
 		     struct dbtp_gt_summary *sum)
 {
@@ -2168,7 +2295,7 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 			int r =
 			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
 					  dbtp_gt_model_block(m, k)->ninsns, lo,
-					  n, total, w, xr, spill, &stream)
+					  n, total, w, xr, spill, wa, &stream)
 			      : 0;
 
 			if (r < 0)
@@ -2179,6 +2306,8 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		before += x;
 		sum->walks[k] = (double)done / u;
 		sum->walk_blocks += done > 0;
+		sum->far[k] = done > 0 && wa == &far_area;
+		sum->far_blocks += sum->far[k];
 		all += done;
 	}
 	return all;
@@ -2208,12 +2337,14 @@ static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 		at[strlen(label)] = '\0';
 }
 
-/* Block @b's L1 misses an execution (its profiles'). */
-static double miss_rate(const dbtp_gt_model *m, uint32_t b)
+/* Block @b's L1 (or, @l2, L2) misses an execution (its profiles'). */
+static double miss_rate(const dbtp_gt_model *m, uint32_t b, int l2)
 {
 	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
 
-	return bl->count ? (double)bl->l1_misses / (double)bl->count : 0;
+	return bl->count ? (double)(l2 ? bl->l2_misses : bl->l1_misses) /
+			       (double)bl->count
+			 : 0;
 }
 
 /* A function that misses @x times a pass of one copy walks with @u
@@ -2645,6 +2776,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->random = calloc(nb ? nb : 1, 1);
 	sum->crossing = calloc(nb ? nb : 1, 1);
 	sum->walks = calloc(nb ? nb : 1, sizeof(*sum->walks));
+	sum->far = calloc(nb ? nb : 1, 1);
 	sum->misaligned = calloc(nb ? nb : 1, sizeof(*sum->misaligned));
 	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
 	want = calloc(nb ? nb : 1, 1);
@@ -2653,8 +2785,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
 	rd = calloc(nb ? nb : 1, sizeof(*rd));
 	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
-	    !sum->walks || !sum->misaligned || !chunk || !want || !slot_of ||
-	    !seq_head || !seq_next || !rd)
+	    !sum->walks || !sum->far || !sum->misaligned || !chunk || !want ||
+	    !slot_of || !seq_head || !seq_next || !rd)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned */
 	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
@@ -2678,8 +2810,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			goto nomem;
 		sum->skipped += bad;
 		rd[b].ok = !bad;
-		if (walk_on && sum->stat[b].walkable)
-			rd[b].walk = miss_rate(m, b);
+		if (walk_on && sum->stat[b].walkable) {
+			rd[b].walk = miss_rate(m, b, 0);
+			rd[b].walk2 = miss_rate(m, b, 1);
+		}
 	}
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
@@ -2720,7 +2854,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_JUMPS %d\n#define GT_JT_BYTES %d\n"
 		"#define GT_BUF_SIZE ((%d + GT_JT_COUNT * GT_JT_BYTES + 8191) "
 		"& ~8191)\n"
-		"#define GT_DATA_FILL 0x%x\n#define GT_RESERVE (8 << 20)\n"
+		"#define GT_DATA_FILL 0x%x\n"
+		"#define GT_RESERVE ((8 << 20) + GT_FAR_WALKS * GT_FAR_BYTES)\n"
+		"#define GT_FAR %d\n#define GT_FAR_SIZE %d\n"
+		"#define GT_FAR_BYTES %d\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n"
 		"#define GT_WALKS %d\n#define GT_WALK %d\n"
@@ -2731,7 +2868,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_SLOT_WALK,
 		DBTP_GT_SLOT_CURSOR, DBTP_GT_SLOT_RESERVE, DBTP_GT_DATA,
 		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
+		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_SIZE,
+		DBTP_GT_FAR_BYTES, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
 		walk_on, DBTP_GT_WALK, DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64,
 		DBTP_GT_A64_CHUNK);
 	if (a64)
@@ -2764,6 +2902,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	if (!o->naive &&
 	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
 		goto out;
+	if (walk_on && !a64 &&
+	    plan_far(m, rd, seq_head, seq_next, sum->stat, nb))
+		goto nomem;
 	for (uint32_t b = 0; b < nb; b++) {
 		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
 		struct rewritten *r = &rd[b];
@@ -2776,6 +2917,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		uint32_t last;
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL, *ws = NULL;
+		const struct walk_area *wa = &near_area;
 		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
 		uint32_t keep, most; /* passes a call without a stack reset */
 
@@ -2812,9 +2954,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wg = walk_reg(rd, seq_next, b, st.regs);
 			if (!a64 && !wg)
 				ws = spill_gpr(st.regs, NULL, 0);
+			wa = rd[b].far ? &far_area : &near_area;
 			walks = put_walks(m, rd, seq_next, b, body,
 					  wg ? wg->name[0] : NULL, wa64,
-					  ws ? st.regs : 0, sum->stat, sum);
+					  ws ? st.regs : 0, wa, sum->stat, sum);
 			if (walks <= 0) {
 				wg = ws = NULL;
 				wa64 = -1;
@@ -2863,7 +3006,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						  rnd > 0, wa64, far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
-				      bc, far, wg, ws, reset);
+				      bc, far, wg, ws, wa, reset);
 		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
@@ -2915,7 +3058,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, sum->emitted, slot_of, seq_head,
 			  seq_next, chunk);
-	fprintf(f, "#define GT_JT_COUNT %u\n", njt);
+	fprintf(f, "#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n", njt,
+		sum->far_blocks > 0);
 	fputs(driver, f);
 	/* Dynamic coverage at the largest profiled thread parameter. */
 	for (uint32_t i = 0; i < ng; i++) {
@@ -2940,11 +3084,17 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				sum->misses_orig += (double)c *
 						    (double)bl->l1_misses /
 						    (double)bl->count;
+				sum->l2_orig += (double)c *
+						(double)bl->l2_misses /
+						(double)bl->count;
 				sum->unaligned_orig += (double)c *
 						       (double)bl->unaligned /
 						       (double)bl->count;
 			}
 			sum->misses_walk += (double)c * sum->walks[h->block];
+			if (sum->far[h->block])
+				sum->l2_walk +=
+				    (double)c * sum->walks[h->block];
 			sum->unaligned_made +=
 			    (double)c * sum->misaligned[h->block];
 			sum->read += (double)c * read_per_exec(bl);

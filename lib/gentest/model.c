@@ -164,16 +164,14 @@ static void free_preds(struct profile *p)
 	}
 }
 
-/* Note @target among indirect branch @b's first DBTP_GT_TARGETS, and
- * whether it differs from the one before (then noted already; none is
- * 0). */
+/* Note @target among indirect branch @b's first DBTP_GT_TARGETS (the
+ * one before noted already; none is 0). */
 static int count_target(struct dbtp_gt_block *b, uint64_t target)
 {
 	uint32_t i;
 
 	if (b->tg_last == target)
 		return 0;
-	b->tg_missed++;
 	b->tg_last = target;
 	if (!b->tg && !(b->tg = calloc(DBTP_GT_TARGETS, sizeof(*b->tg))))
 		return -1;

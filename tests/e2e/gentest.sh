@@ -45,12 +45,13 @@ mem_guest() {
 	MODE=mem exact "$T/$1" "$1"
 }
 
-# gen_misses NAME K LO HI WHAT: a mem-mode recording of generated program
-# NAME misses LO to HI times in the blocks of function gt_bK
+# gen_misses NAME K LO HI WHAT [FIELD]: a mem-mode recording of generated
+# program NAME misses LO to HI times (L1, or FIELD of block_outcomes) in
+# the blocks of function gt_bK
 gen_misses() {
 	local got
 	"$DBTPROF" record -q -m mem -o "$T/$1.gen.mem" -- "$T/$1" >/dev/null
-	got=$(fn_misses "$T/$1.gen.mem" "$2")
+	got=$(fn_misses "$T/$1.gen.mem" "$2" "${6:-}")
 	[ "$got" -ge "$3" ] && [ "$got" -le "$4" ] ||
 		fail "$5: the generated program's passes miss $got times, not $3 to $4"
 	checks=$((checks + 1))
@@ -576,12 +577,44 @@ eq "L2 misses in the profile: the loop's" 19999 \
 eq "L1 misses: walked at T=1, the blocks' walks times executions" \
 	"$(jq '[.block_outcomes[] | .executions * .walks] | add | round' <<<"$j")" "$(jq .l1_misses_walked <<<"$j")"
 contains "L1 misses: the summary" "L1 data cache misses at T=1: " "$(cat "$T/l1.sum")"
-"$DBTPROF" record -q -m mem -o "$T/l1.gen.mem" -- "$T/l1" >/dev/null
-got=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.gen.mem" |
-	jq '[.block_outcomes[] | select(.executions == 19999) | .l1_misses] | add')
-[ "$got" -ge 19800 ] && [ "$got" -le 20003 ] ||
-	fail "L1 misses: the generated program's passes miss $got times, the original's 19999"
+# Its misses all missed the L2 as well: its function walks over the far
+# area (8 MiB of lines), the far walks in all are the profile's L2 misses
+# within 2% (the start-up's blocks' too), and the loop's passes miss the
+# L2 as often as its executions did, within 1%.
+eq "L2 misses: the loop walks far" "true 19999 1" \
+	"$(jq -r '.block_outcomes[] | select(.executions >= 1000) | [.far, .l2_misses, .walks] | join(" ")' <<<"$j")"
+jq -e '.far_blocks >= 1 and (.l2_misses_walked - .l2_misses) * 50 <= .l2_misses and
+	(.l2_misses - .l2_misses_walked) * 50 <= .l2_misses' >/dev/null <<<"$j" ||
+	fail "L2 misses: far walks $(jq .l2_misses_walked <<<"$j") for the profile's $(jq .l2_misses <<<"$j")"
 checks=$((checks + 1))
+contains "L2 misses: the summary" "L2 misses at T=1: " "$(cat "$T/l1.sum")"
+"$DBTPROF" record -q -m mem -o "$T/l1.gen.mem" -- "$T/l1" >/dev/null
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.gen.mem")
+for lv in l1 l2; do
+	got=$(jq ".block_outcomes | map(select(.executions == 19999) | .${lv}_misses) | add" <<<"$j")
+	[ "$got" -ge 19800 ] && [ "$got" -le 20003 ] ||
+		fail "$lv misses: the generated program's passes miss $got times, the original's 19999"
+	checks=$((checks + 1))
+done
+# A loop that goes round 64 KiB, a line an execution: every access
+# misses the 32 KiB L1 (19,999 in the loop's block), the L2 only the
+# first time round (1,023 lines): its function walks the near area, and
+# its passes miss the L1 as often, within 1%, the L2 on fewer than 1,300
+# (the first meetings of the near area's 1,024 lines).
+cat >"$T/l1n.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 20000\n"
+	"\txor ecx, ecx\n\tlea rsi, [rip + l1buf]\n.Lm:\n"
+	"\tmov rax, qword ptr [rsi + rcx]\n\tadd ecx, 64\n\tand ecx, 65535\n"
+	"\tsub ebx, 1\n\tjnz .Lm\n\txor eax, eax\n\tpop rbx\n\tret\n"
+	"\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 65536\n\t.text\n");
+EOF2
+mem_guest l1n "$T/l1n.c"
+eq "L1 but not L2 misses: the profile's, a near walk" "19999 19999 1023 1 false" \
+	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1n.trace" |
+		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .l2_misses, .walks, .far] | join(" ")')"
+k=$(block_of "$T/l1n.plan" 19999)
+gen_misses l1n "$k" 19799 20199 "L1 misses of a near walk (the original's 19999)"
+gen_misses l1n "$k" 0 1300 "L2 misses of a near walk" l2_misses
 # A loop that misses on every fourth execution (a new line every 16
 # bytes: 4,999 of its 19,999): a self-loop gets copies for its walks
 # (here 4: 19,999 executions, a copy per 4,096), one of them walking, and
@@ -596,8 +629,9 @@ gen_misses l1q "$(block_of "$T/l1q.plan" 19999)" 4899 5099 \
 	"L1 misses every fourth execution (the original's 4999)"
 # The same loop with every register the generator could walk or count in
 # taken by the loop (r15 is renamed to r14): its function walks through
-# one of its own registers, loaded from the walk's slot just before the
-# walking operand, and its passes miss as often, within 1%.
+# one of its own registers, loaded from the far walk's slot (its misses
+# missed the L2 too) just before the walking operand, and its passes
+# miss as often, within 1%.
 cat >"$T/l1r.c" <<'EOF2'
 __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tpush rbp\n\tpush r12\n"
 	"\tpush r13\n\tpush r14\n\tpush r15\n\tlea rsi, [rip + l1buf]\n"
@@ -617,8 +651,8 @@ k=$(block_of "$T/l1r.plan" 19999)
 eq "L1 misses, no register free: the walk register loaded before its operand" 1 \
 	"$(awk -v f="\"# block $k " 'index($0, f) == 2 { on = 1; next }
 		on && /^\t"# block/ { on = 0 }
-		on && /mov r[0-9]+d, dword ptr \[r15 \+ 152\]/ { prev = 1; next }
-		on && prev && /qword ptr \[r15 \+ r[0-9]+ \+ 9[0-9]+\]/ { n++ } { prev = 0 }
+		on && /mov r[0-9]+d, dword ptr \[r15 \+ 168\]/ { prev = 1; next }
+		on && prev && /qword ptr \[r15 \+ r[0-9]+ \+ 4[0-9][0-9][0-9][0-9][0-9][0-9]\]/ { n++ } { prev = 0 }
 		END { print n + 0 }' "$T/l1r.c")"
 gen_misses l1r "$k" 19800 20199 "L1 misses, no register free (the original's 19999)"
 # Two blocks of one loop, each missing once in 21 executions (a byte
