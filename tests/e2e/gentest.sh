@@ -57,6 +57,12 @@ gen_misses() {
 	checks=$((checks + 1))
 }
 
+# hot JSON FIELDS: FIELDS (jq, comma-separated) of the blocks that ran
+# 1,000 times or more in gentest's JSON summary JSON, space-separated
+hot() {
+	jq -r "[.block_outcomes[] | select(.executions >= 1000) | $2] | join(\" \")" <<<"$1"
+}
+
 # block_of PLAN COUNT: K of the function gt_bK planned to run COUNT times
 block_of() {
 	awk -v c="$2" '$3 == c { sub(/^gt_b/, "", $1); sub(/_body$/, "", $1); print $1; exit }' "$1"
@@ -570,7 +576,7 @@ EOF2
 mem_guest l1 "$T/l1s.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.trace")
 eq "L1 misses in the profile: the loop's" "19999 19999 1" \
-	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")' <<<"$j")"
+	"$(hot "$j" '.executions, .l1_misses, .walks')"
 # (1.28 MB, read once: every line misses the 1 MiB L2 as well)
 eq "L2 misses in the profile: the loop's" 19999 \
 	"$(jq '[.block_outcomes[] | select(.executions >= 1000) | .l2_misses] | add' <<<"$j")"
@@ -610,11 +616,12 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 20000\n"
 EOF2
 mem_guest l1n "$T/l1n.c"
 eq "L1 but not L2 misses: the profile's, a near walk" "19999 19999 1023 1 false" \
-	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1n.trace" |
-		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .l2_misses, .walks, .far] | join(" ")')"
-k=$(block_of "$T/l1n.plan" 19999)
-gen_misses l1n "$k" 19799 20199 "L1 misses of a near walk (the original's 19999)"
-gen_misses l1n "$k" 0 1300 "L2 misses of a near walk" l2_misses
+	"$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1n.trace")" '.executions, .l1_misses, .l2_misses, .walks, .far')"
+for lv in l1:19799:20199 l2:0:1300; do
+	IFS=: read -r lv lo hi <<<"$lv"
+	gen_misses l1n "$(block_of "$T/l1n.plan" 19999)" "$lo" "$hi" \
+		"$lv misses of a near walk" "${lv}_misses"
+done
 # A loop that misses on every fourth execution (a new line every 16
 # bytes: 4,999 of its 19,999): a self-loop gets copies for its walks
 # (here 4: 19,999 executions, a copy per 4,096), one of them walking, and
@@ -623,8 +630,7 @@ gen_misses l1n "$k" 0 1300 "L2 misses of a near walk" l2_misses
 sed 's/add rsi, 64/add rsi, 16/' "$T/l1s.c" >"$T/l1q.c"
 mem_guest l1q "$T/l1q.c"
 eq "L1 misses every fourth execution: the profile's (and L2's: lines met once)" "19999 4999 4999 0.25" \
-	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1q.trace" |
-		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .l2_misses, .walks] | join(" ")')"
+	"$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1q.trace")" '.executions, .l1_misses, .l2_misses, .walks')"
 gen_misses l1q "$(block_of "$T/l1q.plan" 19999)" 4899 5099 \
 	"L1 misses every fourth execution (the original's 4999)"
 # The same loop with every register the generator could walk or count in
@@ -645,8 +651,7 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tpush rbp\n\tpush r12\n"
 EOF2
 mem_guest l1r "$T/l1r.c"
 eq "L1 misses, no register free: the loop walks once an execution" "19999 19999 1" \
-	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1r.trace" |
-		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
+	"$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1r.trace")" '.executions, .l1_misses, .walks')"
 k=$(block_of "$T/l1r.plan" 19999)
 eq "L1 misses, no register free: the walk register loaded before its operand" 1 \
 	"$(awk -v f="\"# block $k " 'index($0, f) == 2 { on = 1; next }
@@ -671,7 +676,7 @@ EOF2
 mem_guest l1t "$T/l1t.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1t.trace")
 eq "L1 misses of two rare blocks: the profile's" "40000 1875 40000 1875" \
-	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses] | join(" ")' <<<"$j")"
+	"$(hot "$j" '.executions, .l1_misses')"
 eq "L1 misses of two rare blocks: walked together" 5000 \
 	"$(jq '[.block_outcomes[] | select(.executions >= 1000) | .executions * .walks] | add' <<<"$j")"
 gen_misses l1t "$(block_of "$T/l1t.plan" 40000)" 4900 5100 \
@@ -693,7 +698,7 @@ EOF2
 mem_guest ua "$T/uas.c"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ua.trace")
 eq "unaligned accesses in the profile: the loop's" "19999 39998 2" \
-	"$(jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .unaligned, .misaligned] | join(" ")' <<<"$j")"
+	"$(hot "$j" '.executions, .unaligned, .misaligned')"
 eq "unaligned accesses made at T=1: the blocks' operands times executions" \
 	"$(jq '[.block_outcomes[] | .executions * .misaligned] | add | round' <<<"$j")" "$(jq .unaligned_made <<<"$j")"
 contains "unaligned accesses: the summary" "unaligned accesses at T=1: " "$(cat "$T/ua.sum")"
@@ -765,8 +770,7 @@ EOF2
 		MODE=mem exact_a64 "$T/a64_l1_$st" "a64_l1_$st"
 		want=$((st == 64 ? 19999 : 4999))
 		eq "a64 L1 misses, $st bytes a step: the profile's" "19999 $want $([ "$st" = 64 ] && echo 1 || echo 0.25)" \
-			"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_l1_$st.trace" |
-				jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .l1_misses, .walks] | join(" ")')"
+			"$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_l1_$st.trace")" '.executions, .l1_misses, .walks')"
 		gen_misses "a64_l1_$st" "$(block_of "$T/a64_l1_$st.plan" 19999)" \
 			$((want * 98 / 100)) $((want * 102 / 100)) \
 			"a64 L1 misses, $st bytes a step (the original's $want)"
