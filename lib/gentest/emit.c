@@ -189,9 +189,12 @@ static const char driver[] =
     "\t}\n"
     "#endif\n"
     "#if GT_FAR_WALKS\n"
-    "\t/* the far walk's area (emit.c), an undefined byte (one of\n"
-    "\t * malloc's) at the end of the first line of each 64 KiB, so that\n"
-    "\t * memcheck keeps a map of shadow bits for each, as for a heap */\n"
+    "\t/* the far walk's area (emit.c): zeros, not filled (a far walk\n"
+    "\t * costs its misses, not 8 MiB of stores a thread), each page\n"
+    "\t * written once so that it is one of its own; at the end of the\n"
+    "\t * first line of each 64 KiB an undefined byte (one of malloc's),\n"
+    "\t * so that memcheck keeps a map of shadow bits for each, as for a\n"
+    "\t * heap */\n"
     "\t{\n"
     "\t\tvolatile unsigned char *u = malloc(1);\n"
     "\t\tunsigned char *f = b + GT_FAR;\n"
@@ -200,9 +203,8 @@ static const char driver[] =
     "\t\t\tfputs(\"out of memory\\n\", stderr);\n"
     "\t\t\texit(1);\n"
     "\t\t}\n"
-    "\t\tmemset(f, GT_DATA_FILL, GT_FAR_BYTES);\n"
-    "\t\tfor (uint32_t c = 0; c < GT_FAR_BYTES; c += 65536)\n"
-    "\t\t\tf[c + 63] = *u;\n"
+    "\t\tfor (uint32_t c = 0; c < GT_FAR_BYTES; c += 4096)\n"
+    "\t\t\tf[c + 63] = c % 65536 ? 0 : *u;\n"
     "\t\tfree((void *)u);\n"
     "\t}\n"
     "#endif\n"
@@ -702,11 +704,19 @@ _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
  * whose every 64 KiB memcheck keeps a map of shadow bits of its own for
  * (malloc'ed, undefined, then written): the driver leaves an undefined
  * byte at the end of each 64 KiB's first line, where no operand reaches
- * (an operand stays below DBTP_GT_WALK_NEXT), for the same maps.
+ * (an operand stays below DBTP_GT_WALK_NEXT), for the same maps.  The
+ * area holds zeros, written to once a page and not filled (filling 12
+ * MiB in each of pigz's nine threads cost its program 0.3 s under plain
+ * QEMU, 0.7 s with nochain): no walking operand is a divisor (the
+ * rewriter gives every division its own) or a branch target.  Streams
+ * are 129 lines apart, each on another page.
  */
 #define DBTP_GT_FAR_SIZE (8 << 20)
 #define DBTP_GT_FAR_STEP (4099 * 64)
-#define DBTP_GT_FAR_STREAM (9 * 65536)
+#define DBTP_GT_FAR_STREAM (129 * 64)
+/* A thread's far area costs a page fault a page when it is made: fewer
+ * far walks than 32 a page (a profile's, on average) walk near. */
+#define DBTP_GT_FAR_MIN (32.0 * DBTP_GT_FAR_SIZE / 4096)
 #define DBTP_GT_FAR_BYTES                                                      \
 	(DBTP_GT_FAR_SIZE + (DBTP_GT_WALK_STREAMS - 1) * DBTP_GT_FAR_STREAM)
 _Static_assert(DBTP_GT_FAR >=
@@ -2223,8 +2233,8 @@ static int by_l2_share(const void *x, const void *y)
  * while their walks together stay within the profiles' L2 misses of all
  * walking blocks (half a function's over at most), so that the program's
  * L2 misses are the original's in number, if not block by block (a
- * function has one walk register).  Marks rd[head].far.  -1 out of
- * memory.
+ * function has one walk register); none if those walks are fewer than
+ * DBTP_GT_FAR_MIN a profile.  Marks rd[head].far.  -1 out of memory.
  */
 static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 		    const uint32_t *seq_head, const uint32_t *seq_next,
@@ -2232,7 +2242,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 {
 	struct far_cand *c = malloc((nb ? nb : 1) * sizeof(*c));
 	double want = 0, got = 0;
-	uint32_t n = 0;
+	uint32_t n = 0, k = 0;
 
 	if (!c)
 		return -1;
@@ -2253,10 +2263,12 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 			c[n++] = f;
 	}
 	qsort(c, n, sizeof(*c), by_l2_share);
-	for (uint32_t i = 0; i < n && got + c[i].l1 / 2 <= want; i++) {
+	while (k < n && got + c[k].l1 / 2 <= want)
+		got += c[k++].l1;
+	if (got < DBTP_GT_FAR_MIN * dbtp_gt_model_nprofiles(m))
+		k = 0;
+	for (uint32_t i = 0; i < k; i++)
 		rd[c[i].b].far = 1;
-		got += c[i].l1;
-	}
 	free(c);
 	return 0;
 }
