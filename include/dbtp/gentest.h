@@ -524,10 +524,11 @@ struct dbtp_gt_summary {
 	uint32_t walk_blocks;
 	double *walks;
 	double misses_orig, misses_walk;
-	/* of those, the blocks whose walks go over the far area (the
-	 * profiles' misses mostly missed the L2 as well), per model block 1
-	 * if it is one, and the L2 misses at the largest thread parameter,
-	 * the profiles' and the far walks' */
+	/* of those, the blocks whose walks go over the far area (x86-64:
+	 * those whose misses missed the L2 as well, as many as make the
+	 * profiles' L2 misses), per model block 1 if it is one, and the L2
+	 * misses at the largest thread parameter, the profiles' and the far
+	 * walks' */
 	uint32_t far_blocks;
 	uint8_t *far;
 	double l2_orig, l2_walk;

@@ -1054,9 +1054,8 @@ static void put_label(FILE *t, uint32_t k, unsigned j, int def)
  * exactly n copies run; every pass ends at the tail that resets the stack
  * pointer if @reset, moves the walk to its next line of area @wa
  * (through @wg, or @ws from the area's slot: put_walks()) and counts
- * passes down: with
- * `loop` where one pass fits it (loop_fits()), else in a register the
- * block does not use, else in the buffer.
+ * passes down: with `loop` where one pass fits it (loop_fits()), else in
+ * a register the block does not use, else in the buffer.
  */
 static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			  const char *slots, const struct dbtp_gt_rw_stats *st,
@@ -1292,7 +1291,7 @@ struct rewritten {
 	 * last member's return or indirect branch (plan_copies()) */
 	int branch_count;
 	/* L1 misses an execution to reproduce with walking operands
-	 * (put_walks()), or 0, and of them L2 misses (far_walk()) */
+	 * (put_walks()), or 0, and of them L2 misses (plan_far()) */
 	double walk, walk2;
 	int far; /* a head whose function walks far (plan_far()) */
 };
@@ -1470,9 +1469,9 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
 		 * DBTP_GT_JT_PADS; two successive targets differ with
-		 * probability q = 1 - (1 - s)^2 -
-		 * s^2 / n for a share s of the entries over the pads, solved
-		 * for s, q at most 3/4 and n / (n + 1) */
+		 * probability q = 1 - (1 - s)^2 - s^2 / n for a share s of
+		 * the entries over the pads, solved for s, q at most 3/4 and
+		 * n / (n + 1) */
 		unsigned n = bl->ntg < 2		 ? 0
 			     : bl->ntg > DBTP_GT_JT_PADS ? DBTP_GT_JT_PADS
 							 : bl->ntg - 1;
@@ -2242,7 +2241,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 {
 	struct far_cand *c = malloc((nb ? nb : 1) * sizeof(*c));
 	double want = 0, got = 0;
-	uint32_t n = 0, k = 0;
+	uint32_t n = 0, nfar = 0;
 
 	if (!c)
 		return -1;
@@ -2263,11 +2262,11 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 			c[n++] = f;
 	}
 	qsort(c, n, sizeof(*c), by_l2_share);
-	while (k < n && got + c[k].l1 / 2 <= want)
-		got += c[k++].l1;
+	while (nfar < n && got + c[nfar].l1 / 2 <= want)
+		got += c[nfar++].l1;
 	if (got < DBTP_GT_FAR_MIN * dbtp_gt_model_nprofiles(m))
-		k = 0;
-	for (uint32_t i = 0; i < k; i++)
+		nfar = 0;
+	for (uint32_t i = 0; i < nfar; i++)
 		rd[c[i].b].far = 1;
 	free(c);
 	return 0;
@@ -2868,8 +2867,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"& ~8191)\n"
 		"#define GT_DATA_FILL 0x%x\n"
 		"#define GT_RESERVE ((8 << 20) + GT_FAR_WALKS * GT_FAR_BYTES)\n"
-		"#define GT_FAR %d\n#define GT_FAR_SIZE %d\n"
-		"#define GT_FAR_BYTES %d\n"
+		"#define GT_FAR %d\n#define GT_FAR_BYTES %d\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n"
 		"#define GT_WALKS %d\n#define GT_WALK %d\n"
@@ -2880,10 +2878,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_SLOT_WALK,
 		DBTP_GT_SLOT_CURSOR, DBTP_GT_SLOT_RESERVE, DBTP_GT_DATA,
 		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_SIZE,
-		DBTP_GT_FAR_BYTES, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
-		walk_on, DBTP_GT_WALK, DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64,
-		DBTP_GT_A64_CHUNK);
+		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_BYTES, DBTP_GT_RAND,
+		DBTP_GT_RAND_SIZE, rnd_on, walk_on, DBTP_GT_WALK,
+		DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64, DBTP_GT_A64_CHUNK);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
