@@ -124,7 +124,7 @@ static const char driver[] =
     "{\n"
     "\tunsigned char *r = mmap(NULL, GT_RESERVE, PROT_NONE,\n"
     "\t\t\t\tMAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);\n"
-    "\tunsigned char *b = r + ((8 << 20) - GT_BUF_SIZE) / 2;\n"
+    "\tunsigned char *b = r + (GT_RESERVE_BUF - GT_BUF_SIZE) / 2;\n"
     "\tuint64_t v;\n"
     "\n"
     "#if GT_A64\n"
@@ -1291,8 +1291,8 @@ struct rewritten {
 	 * last member's return or indirect branch (plan_copies()) */
 	int branch_count;
 	/* L1 misses an execution to reproduce with walking operands
-	 * (put_walks()), or 0, and of them L2 misses (plan_far()) */
-	double walk, walk2;
+	 * (put_walks()), or 0 */
+	double walk;
 	int far; /* a head whose function walks far (plan_far()) */
 };
 
@@ -2211,6 +2211,16 @@ static double walk_rate(const struct rewritten *rd,
 	return rd[k].walk < total ? rd[k].walk : total;
 }
 
+/* Block @b's L1 (or, @l2, L2) misses an execution (its profiles'). */
+static double miss_rate(const dbtp_gt_model *m, uint32_t b, int l2)
+{
+	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+
+	return bl->count ? (double)(l2 ? bl->l2_misses : bl->l1_misses) /
+			       (double)bl->count
+			 : 0;
+}
+
 /* A function's walks, the profiles' L1 misses that walk and of them L2
  * misses (plan_far()). */
 struct far_cand {
@@ -2252,10 +2262,11 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 			continue;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			double x = walk_rate(rd, stat, k),
+			       y = miss_rate(m, k, 1),
 			       cnt = (double)dbtp_gt_model_block(m, k)->count;
 
 			f.l1 += cnt * x;
-			f.l2 += cnt * (rd[k].walk2 < x ? rd[k].walk2 : x);
+			f.l2 += cnt * (y < x ? y : x);
 		}
 		want += f.l2;
 		if (f.l2 > 0)
@@ -2346,16 +2357,6 @@ static void cut_last(char *body, uint32_t id, uint32_t ninsns)
 	at = strstr(body, label);
 	if (at)
 		at[strlen(label)] = '\0';
-}
-
-/* Block @b's L1 (or, @l2, L2) misses an execution (its profiles'). */
-static double miss_rate(const dbtp_gt_model *m, uint32_t b, int l2)
-{
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
-
-	return bl->count ? (double)(l2 ? bl->l2_misses : bl->l1_misses) /
-			       (double)bl->count
-			 : 0;
 }
 
 /* A function that misses @x times a pass of one copy walks with @u
@@ -2821,10 +2822,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			goto nomem;
 		sum->skipped += bad;
 		rd[b].ok = !bad;
-		if (walk_on && sum->stat[b].walkable) {
+		if (walk_on && sum->stat[b].walkable)
 			rd[b].walk = miss_rate(m, b, 0);
-			rd[b].walk2 = miss_rate(m, b, 1);
-		}
 	}
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
@@ -2866,7 +2865,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_BUF_SIZE ((%d + GT_JT_COUNT * GT_JT_BYTES + 8191) "
 		"& ~8191)\n"
 		"#define GT_DATA_FILL 0x%x\n"
-		"#define GT_RESERVE ((8 << 20) + GT_FAR_WALKS * GT_FAR_BYTES)\n"
+		"#define GT_RESERVE_BUF (8 << 20)\n"
+		"#define GT_RESERVE (GT_RESERVE_BUF + GT_FAR_WALKS * "
+		"GT_FAR_BYTES)\n"
 		"#define GT_FAR %d\n#define GT_FAR_BYTES %d\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n"
@@ -3090,12 +3091,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			if (bl->loader)
 				sum->dyn_loader += (double)c * bl->ninsns;
 			if (bl->count) {
-				sum->misses_orig += (double)c *
-						    (double)bl->l1_misses /
-						    (double)bl->count;
-				sum->l2_orig += (double)c *
-						(double)bl->l2_misses /
-						(double)bl->count;
+				sum->misses_orig +=
+				    (double)c * miss_rate(m, h->block, 0);
+				sum->l2_orig +=
+				    (double)c * miss_rate(m, h->block, 1);
 				sum->unaligned_orig += (double)c *
 						       (double)bl->unaligned /
 						       (double)bl->count;
