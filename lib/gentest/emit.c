@@ -129,7 +129,6 @@ static const char driver[] =
     "{\n"
     "\tunsigned char *d = dst;\n"
     "\tconst unsigned char *s = src;\n"
-    "\n"
     "\tsize_t i = 0;\n"
     "\n"
     "\tfor (; i + 64 <= n; i += 64) {\n"
