@@ -164,6 +164,12 @@ int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err);
 int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		      double threads, dbtp_err *err);
 
+/* While a profile is read, each thread counts its blocks' executions in
+ * an array, at most this many counters over the profile's threads
+ * (default 64 Mi, 512 MiB); past that a thread counts the rest in a hash
+ * map, which costs a probe an execution.  The same counts either way. */
+extern size_t dbtp_gt_dense_max;
+
 /** dbtp_gt_model_finish() - group, fit; no dbtp_gt_model_add() after. */
 int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err);
 

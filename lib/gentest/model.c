@@ -21,6 +21,11 @@ struct pthread_rec {
 	int joined;		   /* join_blocks was set from an exit event */
 	int64_t last;		   /* model block last run + 1, or 0 */
 	struct dbtp_u64map counts; /* model block -> executions */
+	/* while the profile is read: executions of model blocks below
+	 * ndense, added to counts at its end (cheaper than a probe of the
+	 * map an execution) */
+	uint64_t *dense;
+	uint32_t ndense;
 	uint32_t group;
 	uint32_t *sig; /* sorted blocks executed */
 	double *w;     /* their shares of the thread's instructions */
@@ -161,7 +166,63 @@ static void free_preds(struct profile *p)
 		p->th[i].bp = NULL;
 		dbtp_cache_free(p->th[i].l1);
 		p->th[i].l1 = NULL;
+		free(p->th[i].dense);
+		p->th[i].dense = NULL;
+		p->th[i].ndense = 0;
 	}
+}
+
+size_t dbtp_gt_dense_max = (size_t)64 << 20;
+
+/*
+ * Count an execution of model block @b (of @nblk) by thread @tr, the
+ * profile's dense counts taking *@dense of dbtp_gt_dense_max.  -1 out of
+ * memory.
+ */
+static int count_exec(struct pthread_rec *tr, uint32_t b, uint32_t nblk,
+		      size_t *dense)
+{
+	uint64_t *c;
+
+	if (b < tr->ndense) {
+		tr->dense[b]++;
+		return 0;
+	}
+	if (*dense - tr->ndense + nblk <= dbtp_gt_dense_max) {
+		uint32_t n = nblk > 2 * tr->ndense ? nblk : 2 * tr->ndense;
+
+		if (*dense - tr->ndense + n > dbtp_gt_dense_max)
+			n = nblk;
+		c = realloc(tr->dense, n * sizeof(*c));
+		if (c) {
+			memset(c + tr->ndense, 0,
+			       (n - tr->ndense) * sizeof(*c));
+			*dense += n - tr->ndense;
+			tr->dense = c;
+			tr->ndense = n;
+			tr->dense[b]++;
+			return 0;
+		}
+	}
+	if (!(c = dbtp_u64map_slot(&tr->counts, b)))
+		return -1;
+	++*c;
+	return 0;
+}
+
+/* Move thread @tr's dense counts into its map; -1 out of memory. */
+static int flush_counts(struct pthread_rec *tr)
+{
+	for (uint32_t b = 0; b < tr->ndense; b++) {
+		uint64_t *c;
+
+		if (!tr->dense[b])
+			continue;
+		if (!(c = dbtp_u64map_slot(&tr->counts, b)))
+			return -1;
+		*c += tr->dense[b];
+	}
+	return 0;
 }
 
 /* Note @target among indirect branch @b's first DBTP_GT_TARGETS (the
@@ -256,6 +317,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	struct dbtp_event ev;
 	struct profile *p;
 	int64_t *map = NULL; /* trace block id -> model block + 1 */
+	size_t dense = 0;    /* count_exec() */
 	uint32_t nmap = 0;
 	int r;
 
@@ -290,7 +352,6 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
 		struct pthread_rec *tr;
-		uint64_t *c;
 
 		if (ev.type == DBTP_EV_THREAD_EXIT) {
 			const struct dbtp_thread *ct =
@@ -345,17 +406,19 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		if (grow_threads(p, ev.thread + 1))
 			goto nomem;
 		tr = &p->th[ev.thread];
-		if (predict(m, p, tr, tr->last, ev.block->vaddr))
+		if (predict(m, p, tr, tr->last, ev.block->vaddr) ||
+		    count_exec(tr, (uint32_t)(map[ev.block->id] - 1), m->nblk,
+			       &dense))
 			goto nomem;
-		c = dbtp_u64map_slot(&tr->counts,
-				     (uint64_t)(map[ev.block->id] - 1));
-		if (!c)
-			goto nomem;
-		++*c;
 		m->blk[map[ev.block->id] - 1].count++;
 		tr->last = map[ev.block->id];
 	}
 	free(map);
+	for (uint32_t i = 0; r >= 0 && i < p->nth; i++)
+		if (flush_counts(&p->th[i])) {
+			free_preds(p);
+			return dbtp_err_set(err, ENOMEM, "out of memory");
+		}
 	free_preds(p);
 	if (r < 0)
 		return -1;

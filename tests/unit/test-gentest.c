@@ -143,7 +143,9 @@ static const struct dbtp_gt_group *group_at(const dbtp_gt_model *m,
 	return NULL;
 }
 
-static void test_groups(void)
+/* The model of write_profile() at T = 1, 2 and 4 (with at most
+ * dbtp_gt_dense_max counters in arrays, the rest in maps). */
+static void test_groups_with(void)
 {
 	char p1[64], p2[64], p4[64];
 	const char *paths[3] = {p1, p2, p4};
@@ -201,6 +203,20 @@ static void test_groups(void)
 	CHECK(gi->join_at >= gi->create_at && gi->join_at <= 1);
 out:
 	dbtp_gt_model_free(m);
+}
+
+/* Counted in arrays, in maps alone, and in both. */
+static void test_groups(void)
+{
+	size_t d = dbtp_gt_dense_max;
+	static const size_t caps[] = {0, 1, 4};
+
+	test_groups_with();
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		dbtp_gt_dense_max = caps[i];
+		test_groups_with();
+	}
+	dbtp_gt_dense_max = d;
 }
 
 /* One profile, two workers running W @c0 and @c1 times. */
