@@ -1,13 +1,15 @@
 -- bench/lua/bench.lua - CPU-bound Lua 5.4 workload for the dbtprof benchmark.
 --
--- Usage: lua5.4 bench.lua [full|small]
+-- Usage: lua5.4 bench.lua [full|small] [ROUNDS]
 -- A deterministic mix of interpreter-heavy kernels: n-body (floating point),
 -- fannkuch-redux (small-integer array permutation), table sort with a
 -- comparator closure, hash-table churn, string building/pattern matching and
 -- closure/coroutine traffic.  Each kernel prints one checksum line, so the
--- output is identical natively and under emulation.
+-- output is identical natively and under emulation.  ROUNDS (default 1)
+-- runs the whole set that many times: a longer run of the same mix.
 
 local scale = arg[1] or "full"
+local rounds = tonumber(arg[2] or "1")
 local P
 if scale == "small" then
   P = { nbody = 20000, fannkuch = 8, sort = 30000, hash = 40000,
@@ -16,7 +18,10 @@ elseif scale == "full" then
   P = { nbody = 150000, fannkuch = 9, sort = 200000, hash = 300000,
         str = 80000, clos = 1500000 }
 else
-  io.stderr:write("usage: lua5.4 bench.lua [full|small]\n")
+  rounds = nil
+end
+if not rounds or rounds < 1 or rounds ~= math.floor(rounds) then
+  io.stderr:write("usage: lua5.4 bench.lua [full|small] [ROUNDS]\n")
   os.exit(2)
 end
 
@@ -241,9 +246,11 @@ local kernels = {
   { "strings", strings, P.str }, { "closures", closures, P.clos },
 }
 local timing = os.getenv("BENCH_LUA_TIMING")
-for _, k in ipairs(kernels) do
-  local t0 = os.clock()
-  local line = k[2](k[3])
-  if timing then io.stderr:write(string.format("%-9s %.3fs\n", k[1], os.clock() - t0)) end
-  print(line)
+for _ = 1, rounds do
+  for _, k in ipairs(kernels) do
+    local t0 = os.clock()
+    local line = k[2](k[3])
+    if timing then io.stderr:write(string.format("%-9s %.3fs\n", k[1], os.clock() - t0)) end
+    print(line)
+  end
 end
