@@ -26,8 +26,10 @@
 #   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
 #   GT_MODE   recording mode of the profiles (default mem: the L1 misses
 #             the generated program reproduces; blocks: none)
-#   GT_REPEAT  sha256: hash the input this many times in one run (1), a
-#             longer original for large GT_SCALE
+#   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
+#             hashes its input this many times in one run, lua runs its
+#             set of kernels this many times, kernels-a64 this many times
+#             its rounds
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -105,6 +107,7 @@ for w in "$@"; do
 		# its floating-point results are exact (--fp-exact)
 		rounds=100
 		[ "$BENCH_SCALE" = full ] && rounds=1000
+		rounds=$((rounds * repeat))
 		aarch64-linux-gnu-gcc -O2 -static -o "$out/kernels-a64" \
 			"$root/bench/cycles/kernels.c"
 		"$D" record -q -m "$mode" -o "$out/kernels-a64.trace" -- \
@@ -122,6 +125,10 @@ for w in "$@"; do
 		# validate splits the quoted command line as a shell would
 		cmd=$(bench_cmdline "$w" "$BENCH_SCALE")
 		bench_argv "$w" "$BENCH_SCALE"
+		if [ "$w" = lua ] && [ "$repeat" -gt 1 ]; then
+			WL_ARGV+=("$repeat")
+			cmd+=" $repeat"
+		fi
 		"$D" record -q -m "$mode" -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
 		# shellcheck disable=SC2086
