@@ -140,6 +140,14 @@ static const char validate_usage[] =
     "Options:\n"
     "      --original CMD     the original program and its arguments\n"
     "      --generated CMD    the generated program and its arguments\n"
+    "      --fixed CMD        a run that costs what the generated program\n"
+    "                         costs besides its blocks (itself with\n"
+    "                         --scale 1e18: start-up and set-up, which a\n"
+    "                         scaled-down run does not scale), timed in\n"
+    "                         every round after the two programs and\n"
+    "                         taken off both programs' times before the\n"
+    "                         ratios and errors (the speedup stays on\n"
+    "                         whole times)\n"
     "      --config NAME=PFX  a configuration (repeatable); default:\n"
     "                         qemu=qemu-x86_64, qemu-nochain=qemu-x86_64\n"
     "                         -d nochain, qemu-singlestep=qemu-x86_64\n"
@@ -575,17 +583,52 @@ static double summary(const double *t, unsigned n, int min)
  * on the ones that ran then.  0 or -1 after a message.
  */
 static int time_runs(const char *const *pre, unsigned n, const char *orig,
-		     const char *gen, unsigned runs, int cpu,
-		     const cpu_set_t *pin, double (*a)[64], double (*b)[64])
+		     const char *gen, const char *fixed, unsigned runs, int cpu,
+		     const cpu_set_t *pin, double (*a)[64], double (*b)[64],
+		     double (*f)[64])
 {
 	for (unsigned r = 0; r < runs; r++)
 		for (unsigned i = 0; i < n; i++) {
 			progress("validate: round %u/%u, %s", r + 1, runs,
 				 pre[i]);
 			if ((a[i][r] = time_run(pre[i], orig, cpu, pin)) < 0 ||
-			    (b[i][r] = time_run(pre[i], gen, cpu, pin)) < 0)
+			    (b[i][r] = time_run(pre[i], gen, cpu, pin)) < 0 ||
+			    (fixed &&
+			     (f[i][r] = time_run(pre[i], fixed, cpu, pin)) < 0))
 				return -1;
 		}
+	return 0;
+}
+
+/*
+ * With --fixed (@f, the fixed part's times), each configuration's times
+ * less its fixed part: @no, @ng from @to, @tg (error if one is not left
+ * above 0), and round by round @nro, @nrg from @ro, @rg.  0 or -1 after a
+ * message.
+ */
+static int net_times(unsigned n, unsigned runs, char *const *names,
+		     const double *tf, double (*rf)[64], const double *to,
+		     const double *tg, double (*ro)[64], double (*rg)[64],
+		     double *no, double *ng, double (*nro)[64],
+		     double (*nrg)[64])
+{
+	for (unsigned i = 0; i < n; i++) {
+		no[i] = to[i] - tf[i];
+		ng[i] = tg[i] - tf[i];
+		if (!(no[i] > 0) || !(ng[i] > 0)) {
+			error("validate: --fixed: under %s it takes %.3f s, "
+			      "not less "
+			      "than the %s program's %.3f s",
+			      names[i], tf[i],
+			      no[i] > 0 ? "generated" : "original",
+			      no[i] > 0 ? tg[i] : to[i]);
+			return -1;
+		}
+		for (unsigned r = 0; r < runs; r++) {
+			nro[i][r] = ro[i][r] - rf[i][r];
+			nrg[i][r] = rg[i][r] - rf[i][r];
+		}
+	}
 	return 0;
 }
 
@@ -638,11 +681,13 @@ static int cmd_validate(int argc, char **argv)
 		O_JSON,
 		O_MEASURE,
 		O_CPUS,
-		O_STAT
+		O_STAT,
+		O_FIXED
 	};
 	static const struct option opts[] = {
 	    {"original", required_argument, NULL, O_ORIG},
 	    {"generated", required_argument, NULL, O_GEN},
+	    {"fixed", required_argument, NULL, O_FIXED},
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"runs", required_argument, NULL, 'r'},
 	    {"measure", required_argument, NULL, O_MEASURE},
@@ -652,11 +697,14 @@ static int cmd_validate(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	const char *orig = NULL, *gen = NULL, *cfg[64], *cpus = NULL;
+	const char *orig = NULL, *gen = NULL, *fixed = NULL, *cfg[64],
+		   *cpus = NULL;
 	cpu_set_t pin, avail;
 	char *names[64] = {0};
 	const char *pre[64];
-	double to[64], tg[64], (*ro)[64] = NULL, (*rg)[64] = NULL;
+	double to[64], tg[64], tf[64], no[64], ng[64];
+	double(*ro)[64] = NULL, (*rg)[64] = NULL, (*rf)[64] = NULL,
+	(*nro)[64] = NULL, (*nrg)[64] = NULL, (*eo)[64], (*eg)[64];
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0;
@@ -671,6 +719,9 @@ static int cmd_validate(int argc, char **argv)
 			break;
 		case O_GEN:
 			gen = optarg;
+			break;
+		case O_FIXED:
+			fixed = optarg;
 			break;
 		case O_CONFIG:
 			if (ncfg == 64)
@@ -748,7 +799,8 @@ static int cmd_validate(int argc, char **argv)
 					   cpus);
 	}
 	if (check_words("--original", orig, 0) ||
-	    check_words("--generated", gen, 0))
+	    check_words("--generated", gen, 0) ||
+	    (fixed && check_words("--fixed", fixed, 0)))
 		return 2;
 	a64 = aarch64_program(gen);
 	if (!ncfg)
@@ -781,16 +833,20 @@ static int cmd_validate(int argc, char **argv)
 	}
 	ro = calloc(ncfg, sizeof(*ro));
 	rg = calloc(ncfg, sizeof(*rg));
-	if (!ro || !rg) {
+	rf = calloc(ncfg, sizeof(*rf));
+	nro = calloc(ncfg, sizeof(*nro));
+	nrg = calloc(ncfg, sizeof(*nrg));
+	if (!ro || !rg || !rf || !nro || !nrg) {
 		error("out of memory");
 		goto out;
 	}
-	if (time_runs(pre, ncfg, orig, gen, runs, cpu, cpus ? &pin : NULL, ro,
-		      rg))
+	if (time_runs(pre, ncfg, orig, gen, fixed, runs, cpu,
+		      cpus ? &pin : NULL, ro, rg, rf))
 		goto out;
 	for (unsigned i = 0; i < ncfg; i++) {
 		to[i] = summary(ro[i], runs, min);
 		tg[i] = summary(rg[i], runs, min);
+		tf[i] = fixed ? summary(rf[i], runs, min) : 0;
 	}
 	progress_done();
 	for (unsigned i = 0; i < ncfg; i++) {
@@ -800,9 +856,28 @@ static int cmd_validate(int argc, char **argv)
 		if (tg[i] <= 0)
 			tg[i] = 1e-6;
 	}
-	if (dbtp_gt_vstats(to, tg, ncfg, &v, &err)) {
+	/* the ratios and errors from the times (less the fixed part) */
+	eo = ro;
+	eg = rg;
+	if (fixed) {
+		if (net_times(ncfg, runs, names, tf, rf, to, tg, ro, rg, no, ng,
+			      nro, nrg))
+			goto out;
+		eo = nro;
+		eg = nrg;
+	}
+	if (dbtp_gt_vstats(fixed ? no : to, fixed ? ng : tg, ncfg, &v, &err)) {
 		error("%s", err.msg);
 		goto out;
+	}
+	if (fixed) { /* the testing speedup: whole times */
+		double so = 0, sg = 0;
+
+		for (unsigned i = 0; i < ncfg; i++) {
+			so += to[i];
+			sg += tg[i];
+		}
+		v.speedup = so / sg;
 	}
 	if (json) {
 		struct json j;
@@ -817,6 +892,10 @@ static int cmd_validate(int argc, char **argv)
 			json_str(&j, "cpus", cpus);
 		else
 			json_null(&j, "cpus");
+		if (fixed)
+			json_str(&j, "fixed", fixed);
+		else
+			json_null(&j, "fixed");
 		json_arr(&j, "configs");
 		for (unsigned i = 0; i < ncfg; i++) {
 			json_obj(&j, NULL);
@@ -824,16 +903,20 @@ static int cmd_validate(int argc, char **argv)
 			json_str(&j, "command", pre[i]);
 			json_double(&j, "original_s", to[i]);
 			json_double(&j, "generated_s", tg[i]);
+			if (fixed)
+				json_double(&j, "fixed_s", tf[i]);
 			json_double(&j, "original_ratio", v.ratio_orig[i]);
 			json_double(&j, "generated_ratio", v.ratio_gen[i]);
 			json_double(&j, "error", v.error[i]);
 			json_runs(&j, "original_runs", ro[i], runs);
 			json_runs(&j, "generated_runs", rg[i], runs);
+			if (fixed)
+				json_runs(&j, "fixed_runs", rf[i], runs);
 			json_arr(&j, "round_errors");
 			for (unsigned r = 0; r < runs; r++)
 				json_double(&j, NULL,
 					    dbtp_gt_round_error(
-						ro[i], ro[0], rg[i], rg[0], r));
+						eo[i], eo[0], eg[i], eg[0], r));
 			json_close_arr(&j);
 			json_close_obj(&j);
 		}
@@ -846,24 +929,30 @@ static int cmd_validate(int argc, char **argv)
 		json_double(&j, "speedup", v.speedup);
 		json_end(&j);
 	} else {
-		printf("%-16s %12s %8s %12s %8s %8s  %s\n", "configuration",
+		if (fixed)
+			printf("times less the fixed part's (--fixed) in the "
+			       "ratios and errors\n");
+		printf("%-16s %12s %8s %12s %8s %8s  %s%s\n", "configuration",
 		       "original s", "ratio", "generated s", "ratio", "error",
-		       "rounds' errors");
+		       "rounds' errors", fixed ? "  fixed s" : "");
 		for (unsigned i = 0; i < ncfg; i++) {
 			double lo = INFINITY, hi = 0;
 
 			for (unsigned r = 0; r < runs; r++) {
-				double e = dbtp_gt_round_error(ro[i], ro[0],
-							       rg[i], rg[0], r);
+				double e = dbtp_gt_round_error(eo[i], eo[0],
+							       eg[i], eg[0], r);
 
 				lo = e < lo ? e : lo;
 				hi = e > hi ? e : hi;
 			}
 			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%  "
-			       "%.2f-%.2f%%\n",
+			       "%.2f-%.2f%%",
 			       names[i], to[i], v.ratio_orig[i], tg[i],
 			       v.ratio_gen[i], 100 * v.error[i], 100 * lo,
 			       100 * hi);
+			if (fixed)
+				printf("  %.3f", tf[i]);
+			putchar('\n');
 		}
 		printf("mean ratio error: %.2f%%\n", 100 * v.mean_error);
 		if (isnan(v.spearman))
@@ -882,6 +971,9 @@ out:
 	dbtp_gt_vstats_free(&v);
 	free(ro);
 	free(rg);
+	free(rf);
+	free(nro);
+	free(nrg);
 	for (unsigned i = 0; i < ncfg; i++)
 		free(names[i]);
 	return rc;

@@ -991,6 +991,34 @@ eq "validate median of runs" "true true" "$(jq -r '[.configs[] | .original_s == 
 j=$("$DBTPROF" gentest validate --json --runs 3 --stat min --config "a=env" --config "b=nice" \
 	--original "sh $T/burn.sh" --generated true)
 eq "validate least of runs" "min true true" "$(jq -r '[.stat, (.configs[] | .original_s == (.original_runs | min) and .generated_s == (.generated_runs | min))] | join(" ")' <<<"$j")"
+# --fixed: its time under each configuration is taken off both programs'
+# before the ratios and errors (each round's too); the speedup stays on
+# whole times
+printf 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\n' >"$T/burn20k.sh"
+# (configuration b starts as a DBT does: at a cost of its own, 20,000
+# iterations, that the ratios then leave out)
+j=$("$DBTPROF" gentest validate --json --runs 3 --config "a=env" \
+	--config "b=sh -c '. $T/burn20k.sh; exec \"\$@\"' x" \
+	--original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh")
+eq "validate fixed fields" "sh $T/burn.sh 3 3" "$(jq -r '[.fixed, (.configs[] | .fixed_runs | length)] | join(" ")' <<<"$j")"
+eq "validate fixed takes off" "true" "$(jq -r '.configs[1].original_ratio < .configs[1].original_s / .configs[0].original_s - 0.3' <<<"$j")"
+eq "validate fixed ratios" "true true true" "$(jq -r 'def near(a; b): ((a - b) | fabs) < 1e-4 * ((b | fabs) + 1);
+	.configs as $c | [range(2) as $i |
+	(($c[$i].original_s - $c[$i].fixed_s) / ($c[0].original_s - $c[0].fixed_s)) as $o |
+	(($c[$i].generated_s - $c[$i].fixed_s) / ($c[0].generated_s - $c[0].fixed_s)) as $g |
+	near($c[$i].original_ratio; $o) and near($c[$i].generated_ratio; $g) and
+	near($c[$i].error; (($g - $o) | fabs) / $o)] +
+	[near(.speedup; ($c | map(.original_s) | add) / ($c | map(.generated_s) | add))] | join(" ")' <<<"$j")"
+eq "validate fixed round errors" "true true true" "$(jq -r '.configs as $c | [range(3) as $r |
+	(($c[1].original_runs[$r] - $c[1].fixed_runs[$r]) / ($c[0].original_runs[$r] - $c[0].fixed_runs[$r])) as $o |
+	(($c[1].generated_runs[$r] - $c[1].fixed_runs[$r]) / ($c[0].generated_runs[$r] - $c[0].fixed_runs[$r])) as $g |
+	((($g - $o) | fabs) / $o - $c[1].round_errors[$r] | fabs) < 1e-3] | join(" ")' <<<"$j")"
+eq "validate no fixed" "true false" "$(jq -r '[(.fixed == null), (.configs[0] | has("fixed_s"))] | join(" ")' <<<"$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original true --generated true)")"
+contains "validate fixed text" "fixed s" "$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed true)"
+err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn.sh" --generated true --fixed "sh $T/burn.sh" 2>&1 || true)
+contains "validate fixed too long" "dbtprof: validate: --fixed: under a it takes" "$err"
+eq "validate fixed too long status" 1 "$(status "$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn.sh" --generated true --fixed "sh $T/burn.sh")"
+eq "validate fixed open quote" 2 "$(status "$DBTPROF" gentest validate --original true --generated true --fixed "sh -c 'x")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --config qemu-nochain --config "b=nice" --config qemu \
 	--original "$G/x86_64/loop" --generated "$T/loop")
 eq "validate default by name" "qemu-x86_64 -d nochain,nice,qemu-x86_64" "$(jq -r '[.configs[].command] | join(",")' <<<"$j")"
