@@ -26,6 +26,9 @@
 #   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
 #   GT_MODE   recording mode of the profiles (default mem: the L1 misses
 #             the generated program reproduces; blocks: none)
+#   GT_FIXED  1: take the generated program's fixed part (its command
+#             with --scale 1e18) off both programs' times (validate
+#             --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
 #             hashes its input this many times in one run, lua runs its
 #             set of kernels this many times, kernels-a64 this many times
@@ -63,6 +66,7 @@ validate() {
 	echo "### $1" >&2
 	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
 		${GT_STAT:+--stat "$GT_STAT"} "${configs[@]}" \
+		${GT_FIXED:+--fixed "$3 --scale 1e18"} \
 		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",
@@ -72,6 +76,7 @@ validate() {
 		"|---|---:|---:|---:|---:|---:|",
 		(.configs[] | "| \(.name) | \(.original_s * 1000 | round / 1000) | \(.original_ratio * 1000 | round / 1000) | \(.generated_s * 1000 | round / 1000) | \(.generated_ratio * 1000 | round / 1000) | \(.error * 1000 | round / 10)% |"),
 		"",
+		(if .fixed then "times less the fixed part (`\(.fixed)`: \(.configs | map(.fixed_s * 1000 | round | tostring) | join(", ")) ms) in the ratios and errors\n" else empty end),
 		"mean ratio error \(.mean_error * 1000 | round / 10)%, rank correlation \(if .spearman == null then "-" else (.spearman * 1000 | round / 1000) end), testing speedup \(.speedup * 10 | round / 10)x\n"' \
 		"$out/$1.json"
 }
