@@ -617,8 +617,7 @@ static int net_times(unsigned n, unsigned runs, char *const *names,
 		ng[i] = tg[i] - tf[i];
 		if (!(no[i] > 0) || !(ng[i] > 0)) {
 			error("validate: --fixed: under %s it takes %.3f s, "
-			      "not less "
-			      "than the %s program's %.3f s",
+			      "not less than the %s program's %.3f s",
 			      names[i], tf[i],
 			      no[i] > 0 ? "generated" : "original",
 			      no[i] > 0 ? tg[i] : to[i]);
