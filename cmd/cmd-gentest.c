@@ -600,37 +600,6 @@ static int time_runs(const char *const *pre, unsigned n, const char *orig,
 	return 0;
 }
 
-/*
- * With --fixed (@f, the fixed part's times), each configuration's times
- * less its fixed part: @no, @ng from @to, @tg (error if one is not left
- * above 0), and round by round @nro, @nrg from @ro, @rg.  0 or -1 after a
- * message.
- */
-static int net_times(unsigned n, unsigned runs, char *const *names,
-		     const double *tf, double (*rf)[64], const double *to,
-		     const double *tg, double (*ro)[64], double (*rg)[64],
-		     double *no, double *ng, double (*nro)[64],
-		     double (*nrg)[64])
-{
-	for (unsigned i = 0; i < n; i++) {
-		no[i] = to[i] - tf[i];
-		ng[i] = tg[i] - tf[i];
-		if (!(no[i] > 0) || !(ng[i] > 0)) {
-			error("validate: --fixed: under %s it takes %.3f s, "
-			      "not less than the %s program's %.3f s",
-			      names[i], tf[i],
-			      no[i] > 0 ? "generated" : "original",
-			      no[i] > 0 ? tg[i] : to[i]);
-			return -1;
-		}
-		for (unsigned r = 0; r < runs; r++) {
-			nro[i][r] = ro[i][r] - rf[i][r];
-			nrg[i][r] = rg[i][r] - rf[i][r];
-		}
-	}
-	return 0;
-}
-
 /* The times of every run, in the order they ran. */
 static void json_runs(struct json *j, const char *key, const double *t,
 		      unsigned n)
@@ -858,10 +827,21 @@ static int cmd_validate(int argc, char **argv)
 	/* the ratios and errors from the times (less the fixed part) */
 	eo = ro;
 	eg = rg;
-	if (fixed) {
-		if (net_times(ncfg, runs, names, tf, rf, to, tg, ro, rg, no, ng,
-			      nro, nrg))
+	for (unsigned i = 0; fixed && i < ncfg; i++) {
+		no[i] = to[i] - tf[i];
+		ng[i] = tg[i] - tf[i];
+		if (!(no[i] > 0) || !(ng[i] > 0)) {
+			error("validate: --fixed: under %s it takes %.3f s, "
+			      "not less than the %s program's %.3f s",
+			      names[i], tf[i],
+			      no[i] > 0 ? "generated" : "original",
+			      no[i] > 0 ? tg[i] : to[i]);
 			goto out;
+		}
+		for (unsigned r = 0; r < runs; r++) {
+			nro[i][r] = ro[i][r] - rf[i][r];
+			nrg[i][r] = rg[i][r] - rf[i][r];
+		}
 		eo = nro;
 		eg = nrg;
 	}

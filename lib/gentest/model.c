@@ -159,7 +159,9 @@ static int grow_threads(struct profile *p, uint32_t n)
 	return 0;
 }
 
-static void free_preds(struct profile *p)
+/* Free what profile @p's threads keep only while it is read: their
+ * predictors, caches and array counts. */
+static void free_reading(struct profile *p)
 {
 	for (uint32_t i = 0; i < p->nth; i++) {
 		bpred_free(p->th[i].bp);
@@ -415,11 +417,9 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	}
 	free(map);
 	for (uint32_t i = 0; r >= 0 && i < p->nth; i++)
-		if (flush_counts(&p->th[i])) {
-			free_preds(p);
-			return dbtp_err_set(err, ENOMEM, "out of memory");
-		}
-	free_preds(p);
+		if (flush_counts(&p->th[i]))
+			r = dbtp_err_set(err, ENOMEM, "out of memory");
+	free_reading(p);
 	if (r < 0)
 		return -1;
 	if (grow_threads(p, dbtp_trace_nthreads(t)))
@@ -456,7 +456,7 @@ nomem:
 	dbtp_err_set(err, ENOMEM, "out of memory");
 fail:
 	free(map);
-	free_preds(p);
+	free_reading(p);
 	return -1;
 }
 
