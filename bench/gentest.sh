@@ -30,9 +30,10 @@
 #             with --scale 1e18) off both programs' times (validate
 #             --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
-#             hashes its input this many times in one run, lua runs its
-#             set of kernels this many times, kernels-a64 this many times
-#             its rounds
+#             hashes its input this many times in one run, pigz
+#             compresses it this many times (one gzip member each), lua
+#             runs its set of kernels this many times, kernels-a64 this
+#             many times its rounds
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -95,6 +96,7 @@ for w in "$@"; do
 		;;
 	pigz)
 		cmd=$(bench_cmdline pigz "$BENCH_SCALE")
+		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		for p in 2 3 4; do
 			# shellcheck disable=SC2086
 			"$D" record -q -m "$mode" -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null

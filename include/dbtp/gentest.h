@@ -334,8 +334,9 @@ struct dbtp_gt_rw_stats {
 /* An indirect branch missed as often goes through a table of
  * DBTP_GT_JT_ENTRIES targets indexed by a random byte: its next
  * instruction, or (in a share of the entries that makes its target
- * change as often as it was missed) one of at most DBTP_GT_JT_PADS jumps
- * there, one fewer than the original's targets.  A copy's table is
+ * change as often as it was missed) one of at most DBTP_GT_JT_PADS
+ * entries into a run of nops before it, one fewer than the original's
+ * targets.  A copy's table is
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
  * a program. */
 #define DBTP_GT_JT_ENTRIES 256

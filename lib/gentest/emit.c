@@ -1635,8 +1635,10 @@ static void put_table(FILE *jt, char (*first)[32], unsigned nfirst, unsigned k,
  * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
  * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte that
  * register @sg loads, addressed with pass counter @cr: rd->rnd_ind entries
- * lead to one of rd->rnd_pads jumps to the next instruction put after the
- * branch, the others to the next instruction itself.  The
+ * lead into a run of rd->rnd_pads one-byte nops put after the branch
+ * (gt_t<id>_<i>, i + 1 nops before the next instruction), the others to
+ * the next instruction itself: every target starts the one block that
+ * runs the next instruction, as the original's targets did.  The
  * table's text, whose addresses the driver copies into the buffer, goes
  * to @jt.  1 if put, 0 if not, -1 out of memory.
  */
@@ -1659,9 +1661,9 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
 		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
 		sg->name[0], jt_at(t));
-	for (unsigned i = 0; i < pads; i++) {
-		snprintf(pad[i], sizeof(pad[i]), ".Lgp%u_%u", id, i);
-		fprintf(f, "%s:\n\tjmp %s\n", pad[i], next);
+	for (unsigned i = pads; i-- > 0;) {
+		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
+		fprintf(f, "%s:\n\tnop\n", pad[i]);
 	}
 	fclose(f);
 	r = put_at(text, id, n - 1, old, line);

@@ -20,11 +20,26 @@ blockcounts() {
 }
 
 # measured TRACE: "gt_bK_body EXECUTIONS" for every block: the entries
-# into its copies (gt_bK_body, gt_bK_c1, ...), each one execution
+# into its copies (gt_bK_body, gt_bK_c1, ...), each one execution (the
+# program: TRACE less .gen.trace)
 measured() {
-	"$DBTPROF" dump --symbols "$1" | awk '$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+)\+0x0$/ {
+	# a random indirect target gt_t<copy>_<i> is i + 1 one-byte nops
+	# before the copy's next instruction: its block counts for the
+	# function whose body or copy starts there
+	nm "${1%.gen.trace}" | awk '
+		function hex(s,  v, i) {
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); t[$3] = hex($1) + p[3] + 1 }
+		$3 ~ /^gt_b[0-9]+_(body|c[0-9]+)$/ { at[hex($1)] = $3 }
+		END { for (s in t) if (t[s] in at) print s, at[t[s]] }' >"$T/sleds"
+	"$DBTPROF" dump --symbols "$1" | awk 'FILENAME != "-" { to[$1 "+0x0"] = $2 "+0x0"; next }
+		$2 == "block" && ($6 in to) { $6 = to[$6] }
+		$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+)\+0x0$/ {
 		sub(/_(body|c[0-9]+)\+0x0$/, "_body", $6); n[$6]++ }
-		END { for (s in n) print s, n[s] }' | sort
+		END { for (s in n) print s, n[s] }' "$T/sleds" - | sort
 }
 
 # fn_misses TRACE K [FIELD]: L1 misses (or FIELD of block_outcomes:
@@ -496,7 +511,7 @@ j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/sw_rnd.trace")
 jq -e '.mispredict_indirect_blocks >= 2' >/dev/null <<<"$j" || fail "switch: expected two or more random indirect branches"
 checks=$((checks + 1))
 eq "switch: pads per copy" "1 4" "$(sed 's/^\t"//; s/\\n"$//' "$T/sw_rnd.c" |
-	awk -F'[_:]' '/^\.Lgp[0-9]+_[0-9]+:$/ { n[$1]++ } END { for (i in n) print n[i] }' | sort -un | paste -sd' ')"
+	awk -F'[_:]' '/^gt_t[0-9]+_[0-9]+:$/ { n[$2]++ } END { for (i in n) print n[i] }' | sort -un | paste -sd' ')"
 # 400,000 iterations in 100 slices (the program built so): a call of a
 # random function runs more than 256 passes (one call a slice), over
 # several windows of random bytes, the counts still exact.
