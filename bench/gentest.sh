@@ -27,8 +27,7 @@
 #   GT_MODE   recording mode of the profiles (default mem: the L1 misses
 #             the generated program reproduces; blocks: none)
 #   GT_FIXED  1: take the generated program's fixed part (its command
-#             with --scale 1e18) off both programs' times (validate
-#             --fixed)
+#             with --cap 16) off both programs' times (validate --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
 #             hashes its input this many times in one run, pigz
 #             compresses it this many times (one gzip member each), lua
@@ -67,7 +66,7 @@ validate() {
 	echo "### $1" >&2
 	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
 		${GT_STAT:+--stat "$GT_STAT"} "${configs[@]}" \
-		${GT_FIXED:+--fixed "$3 --scale 1e18"} \
+		${GT_FIXED:+--fixed "$3 --cap 16"} \
 		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",

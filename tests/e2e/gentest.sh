@@ -19,14 +19,14 @@ blockcounts() {
 		END { for (a in n) print a, n[a] }' | sort
 }
 
-# measured TRACE: "gt_bK_body EXECUTIONS" for every block: the entries
+# measured TRACE [PROG]: "gt_bK_body EXECUTIONS" for every block: the entries
 # into its copies (gt_bK_body, gt_bK_c1, ...), each one execution (the
-# program: TRACE less .gen.trace)
+# program PROG, or TRACE less .gen.trace)
 measured() {
 	# a random indirect target gt_t<copy>_<i> is i + 1 one-byte nops
 	# before the copy's next instruction: its block counts for the
 	# function whose body or copy starts there
-	nm "${1%.gen.trace}" | awk '
+	nm "${2:-${1%.gen.trace}}" | awk '
 		function hex(s,  v, i) {
 			for (i = 1; i <= length(s); i++)
 				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
@@ -273,6 +273,17 @@ eq "scale 2" "0x401005 4999 0x401024 0 0x40102e 9999 0x40104d 0 0x401069 19999 0
 "$T/loop" --counts --scale 3 >"$T/third"
 eq "scale 3" "$(awk '{ print $1, int($3 / 3) }' "$T/loop.plan")" \
 	"$(awk '{ print $1, $3 }' "$T/third")"
+# --cap N: each thread runs each entry at most N times after the scale
+# (the loop guest: one thread, each block in one entry); what the capped
+# threads program runs, measured under QEMU, equals its plan.
+eq "cap 7" "$(awk '{ print $1, ($3 < 7 ? $3 : 7) }' "$T/loop.plan")" \
+	"$("$T/loop" --counts --cap 7 | awk '{ print $1, $3 }')"
+eq "cap 0" "0" "$("$T/threads" --counts --cap 0 | awk '{ s += $3 } END { print s }')"
+"$T/threads" --counts --scale 2 --cap 5 >"$T/capped.plan"
+"$DBTPROF" record -q -m blocks -o "$T/capped.gen.trace" -- "$T/threads" --scale 2 --cap 5 >/dev/null
+eq "cap 5 measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/capped.plan" | sort)" \
+	"$(measured "$T/capped.gen.trace" "$T/threads")"
+eq "bad cap" 2 "$(status "$T/threads" --cap -1)"
 eq "calibrate" 0 "$(status "$T/threads" --calibrate 0.01 --quiet)"
 eq "bad scale" 2 "$(status "$T/threads" --scale 0.5)"
 
