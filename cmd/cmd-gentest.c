@@ -359,9 +359,12 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 			if (g->parent < 0)
 				printf("first thread's group");
 			else
-				printf("created by group %d at %.3f, joined at "
-				       "%.3f",
-				       g->parent, g->create_at, g->join_at);
+				printf(
+				    "created by group %d %s%.3f, joined %s%.3f",
+				    g->parent, g->serial ? "from " : "at ",
+				    g->create_at,
+				    g->serial ? "one after another by " : "at ",
+				    g->join_at);
 			printf(", %s\n", g->even ? "even" : "uneven");
 		}
 	}
@@ -429,6 +432,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_i64(&j, "parent", g->parent);
 		json_double(&j, "create_at", g->create_at);
 		json_double(&j, "join_at", g->join_at);
+		json_bool(&j, "serial", g->serial);
 		json_bool(&j, "even", g->even);
 		json_arr(&j, "blocks");
 		for (uint32_t k = 0; k < g->nhot; k++) {

@@ -8,8 +8,8 @@
  * Arguments: out=PATH or fd=N (where to write), mode=count|blocks|mem,
  * chunk=WORDS (events buffered per thread before a chunk is cut),
  * zstd=LEVEL (0 stores chunks uncompressed), flush=MS (when the writer has
- * been idle that long it encodes what threads have published; 0 = only
- * full buffers; default 20).
+ * been idle that long, and before a thread's last chunk, it encodes what
+ * threads have published; 0 = only full buffers; default 20).
  *
  * The plugin collects and never analyses.  Hot path: a guest thread appends
  * one 64-bit word per executed block (plus two per memory access in mem mode)
@@ -744,6 +744,11 @@ static void *writer_main(void *arg)
 		if (!q_head)
 			q_tail = NULL;
 		pthread_mutex_unlock(&q_mu);
+		/* A thread ended: first cut the others' chunks, so that the
+		 * trace shows where its parent was when it ended (gentest's
+		 * joins) */
+		if (it->exit_reason == DBTP_EXIT_THREAD && flush_ms > 0)
+			flush_idle();
 		write_chunk(it);
 		pthread_mutex_lock(&q_mu);
 		if (it->interval)

@@ -33,9 +33,13 @@
  *    group); "even" when every share is within 10% of 1/m.
  *  - Thread activity: a group's threads are created by the threads of its
  *    parent group at a relative point of the parent's execution (block
- *    executions at clone / the parent's total), and joined at the point the
- *    parent had reached when the trace shows the child's end (approximate:
- *    the trace interleaves threads by chunks).
+ *    executions at clone / the parent's total), and joined where the
+ *    parent's pthread_join returned (its futex wait for the child's tid);
+ *    without such a wait, at the point the trace had shown of the parent
+ *    when it shows the child's end (approximate: the trace interleaves
+ *    threads by chunks, and a parent's events come when its buffer is
+ *    full).  A group whose threads one thread creates one after another,
+ *    each after the last was joined, is serial: its threads run in turn.
  * Memory: the block table and one count per (thread, block) executed.
  */
 #ifndef DBTP_GENTEST_H
@@ -131,6 +135,9 @@ struct dbtp_gt_hot {
  * @parent: the group whose threads create this one's, -1 for the group
  *	    of the first thread (whose first thread is the process's).
  * @create_at, @join_at: relative points (0..1) of the parent's execution.
+ * @serial: each parent thread runs its threads of the group one after
+ *	    another, between @create_at and @join_at in equal windows (else
+ *	    all from @create_at to @join_at).
  * @even: the distribution is even; else @shares (@nshares of them, adding
  *	  up to 1) are the threads' shares in order.
  * @hot: the blocks the group executes, @nhot of them.
@@ -140,6 +147,7 @@ struct dbtp_gt_group {
 	double alpha, beta;
 	int32_t parent;
 	double create_at, join_at;
+	int serial;
 	int even;
 	double *shares;
 	uint32_t nshares;

@@ -301,22 +301,24 @@ static const char driver[] =
     "\n"
     "static void *gt_run(void *arg);\n"
     "\n"
-    "/* Thread @self creates, then joins, its children due at slice @b;\n"
+    "/* Thread @self joins its children due at slice @b that it created\n"
+    " * before, creates those due, then joins those created and due at @b;\n"
     " * the next slice where it has some, or GT_SLICES + 1. */\n"
     "static unsigned gt_children(size_t self, unsigned b)\n"
     "{\n"
     "\tunsigned e = GT_SLICES + 1;\n"
     "\n"
-    "\tfor (int join = 0; join < 2; join++)\n"
+    "\tfor (int step = 0; step < 3; step++)\n"
     "\t\tfor (size_t c = 0; c < gt_nth; c++) {\n"
     "\t\t\tstruct gt_thread *t = &gt_th[c];\n"
+    "\t\t\tint join = step != 1;\n"
     "\t\t\tunsigned at = join ? t->join_b : t->create_b;\n"
     "\n"
     "\t\t\tif (t->creator != (long)self)\n"
     "\t\t\t\tcontinue;\n"
     "\t\t\tif (at > b && at < e)\n"
     "\t\t\t\te = at;\n"
-    "\t\t\tif (at != b)\n"
+    "\t\t\tif (at != b || (join && (t->create_b == b) != (step == 2)))\n"
     "\t\t\t\tcontinue;\n"
     "\t\t\tif (join)\n"
     "\t\t\t\tpthread_join(t->pt, NULL);\n"
@@ -395,6 +397,24 @@ static const char driver[] =
     "\treturn b <= 0 ? 0 : b >= GT_SLICES ? GT_SLICES : (unsigned)b;\n"
     "}\n"
     "\n"
+    "/* Where thread @i of group @g, whose parent group has @mp threads, is\n"
+    " * created and joined: a serial group's threads share its span, each\n"
+    " * creator's in turn. */\n"
+    "static void gt_window(unsigned g, uint64_t i, uint64_t mp, unsigned *cb,\n"
+    "\t\t      unsigned *jb)\n"
+    "{\n"
+    "\tdouble c = gt_groups[g].create_at, j = gt_groups[g].join_at, w;\n"
+    "\n"
+    "\tif (gt_groups[g].serial) {\n"
+    "\t\tmp = mp ? mp : 1;\n"
+    "\t\tw = (j - c) / (double)((gt_m[g] - i % mp + mp - 1) / mp);\n"
+    "\t\tj = c + w * (double)(i / mp + 1);\n"
+    "\t\tc += w * (double)(i / mp);\n"
+    "\t}\n"
+    "\t*cb = gt_boundary(c);\n"
+    "\t*jb = gt_boundary(j);\n"
+    "}\n"
+    "\n"
     "/* The threads at thread parameter T: group 0's first is main's. */\n"
     "static void gt_plan(double T)\n"
     "{\n"
@@ -422,8 +442,8 @@ static const char driver[] =
     "\n"
     "\t\t\tt->g = g;\n"
     "\t\t\tt->i = i;\n"
-    "\t\t\tt->create_b = gt_boundary(gt_groups[g].create_at);\n"
-    "\t\t\tt->join_b = gt_boundary(gt_groups[g].join_at);\n"
+    "\t\t\tgt_window(g, i, p >= 0 ? gt_m[p] : 0, &t->create_b,\n"
+    "\t\t\t\t  &t->join_b);\n"
     "\t\t\tif (t->join_b < t->create_b)\n"
     "\t\t\t\tt->join_b = t->create_b;\n"
     "\t\t\tif (!g && !i)\n"
@@ -649,10 +669,11 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			n += emitted[b] && !seq_member(seq_head, b);
 		}
 		fprintf(f,
-			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, gt_shares%u, "
-			"%u, gt_hot%u, %u},\n",
+			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, %d, "
+			"gt_shares%u, %u, gt_hot%u, %u},\n",
 			g[i].alpha, g[i].beta, g[i].parent, g[i].create_at,
-			g[i].join_at, g[i].even, i, g[i].nshares, i, n);
+			g[i].join_at, g[i].serial, g[i].even, i, g[i].nshares,
+			i, n);
 	}
 	fprintf(f, "};\n\n");
 }
@@ -3091,7 +3112,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"\tunsigned nalso;\n"
 		"\tuint64_t chunk; /* runs a call at most (0: any) */\n};\n"
 		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
-		"\tdouble create_at, join_at;\n\tint even;\n"
+		"\tdouble create_at, join_at;\n\tint serial, even;\n"
 		"\tconst double *shares;\n\tunsigned nshares;\n"
 		"\tconst struct gt_hot *hot;\n\tunsigned nhot;\n};\n\n"
 		"#define GT_NGROUPS %u\n#define GT_NBLOCKS %u\n\n",

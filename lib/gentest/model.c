@@ -18,7 +18,9 @@
 struct pthread_rec {
 	int32_t parent;
 	uint64_t created_blocks, join_blocks, blocks, insns;
-	int joined;		   /* join_blocks was set from an exit event */
+	int joined;		   /* join_blocks was set at the thread's end */
+	int join_exact;		   /* ... from the parent's pthread_join */
+	uint64_t wait_tid;	   /* the thread waits on a futex for this */
 	int64_t last;		   /* model block last run + 1, or 0 */
 	struct dbtp_u64map counts; /* model block -> executions */
 	/* while the profile is read: executions of model blocks below
@@ -286,6 +288,44 @@ static int reads(enum dbtp_arch arch, int64_t nr)
 }
 
 /*
+ * pthread_join's wait, futex(&pd->tid, FUTEX_WAIT or FUTEX_WAIT_BITSET,
+ * tid): the thread that waits for the value of a child's tid joins that
+ * child when the call returns.  The child's exit event comes in its own
+ * chunk, which the plugin writes when the child ends, not where its parent
+ * then was: this puts the join where the parent's own events put it.
+ */
+static int join_wait(dbtp_trace *t, struct profile *p,
+		     const struct dbtp_event *ev)
+{
+	int futex = dbtp_trace_info(t)->arch == DBTP_ARCH_AARCH64 ? 98 : 202;
+	uint64_t tid;
+
+	if (ev->sysno != futex || grow_threads(p, ev->thread + 1))
+		return ev->sysno != futex ? 0 : -1;
+	if (ev->type == DBTP_EV_SYSCALL) {
+		uint64_t op = ev->args[1] & 127;
+
+		p->th[ev->thread].wait_tid =
+		    op == 0 || op == 9 ? (uint32_t)ev->args[2] : 0;
+		return 0;
+	}
+	tid = p->th[ev->thread].wait_tid;
+	p->th[ev->thread].wait_tid = 0;
+	for (uint32_t c = 1; tid && c < dbtp_trace_nthreads(t); c++) {
+		const struct dbtp_thread *ct = dbtp_trace_thread(t, c);
+
+		if (!ct || ct->tid != tid || ct->parent != (int32_t)ev->thread)
+			continue;
+		if (grow_threads(p, c + 1))
+			return -1;
+		p->th[c].join_blocks = dbtp_trace_thread(t, ev->thread)->blocks;
+		p->th[c].joined = p->th[c].join_exact = 1;
+		break;
+	}
+	return 0;
+}
+
+/*
  * Memory access @ev of thread @tr through the thread's own L1 data cache
  * (dbtp/cache.h's default geometry, created at its first access) and the
  * L2 behind it; a miss of either, and an access of 2, 4 or 8 bytes off
@@ -361,15 +401,25 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 
 			if (grow_threads(p, ev.thread + 1))
 				goto nomem;
-			if (ct && ct->parent >= 0) {
-				const struct dbtp_thread *pt =
-				    dbtp_trace_thread(t, (uint32_t)ct->parent);
-
-				p->th[ev.thread].join_blocks = pt->blocks;
-				p->th[ev.thread].joined = 1;
-			}
+			/* Joined where the parent's wait says (join_wait());
+			 * else where the trace has shown the parent so far:
+			 * the plugin cuts the other threads' chunks before
+			 * it writes a thread's last.  A parent whose clone
+			 * has not returned in the trace yet was still in it:
+			 * at its creation (0, below). */
+			if (p->th[ev.thread].join_exact)
+				continue;
+			p->th[ev.thread].join_blocks =
+			    ct && ct->parent >= 0
+				? dbtp_trace_thread(t, (uint32_t)ct->parent)
+				      ->blocks
+				: 0;
+			p->th[ev.thread].joined = 1;
 			continue;
 		}
+		if ((ev.type == DBTP_EV_SYSCALL || ev.type == DBTP_EV_SYSRET) &&
+		    join_wait(t, p, &ev))
+			goto nomem;
 		/* a read's bytes go to the block whose system call made it */
 		if (ev.type == DBTP_EV_SYSRET && ev.ret > 0 &&
 		    ev.thread < p->nth && p->th[ev.thread].last &&
@@ -631,6 +681,84 @@ static uint64_t group_count(const struct profile *p, const uint32_t *new2old,
 	return s;
 }
 
+/* A thread's life in its parent's blocks. */
+struct span {
+	int32_t parent;
+	uint64_t created, joined;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return (x->joined > y->joined) - (x->joined < y->joined);
+}
+
+/*
+ * Group @gi's threads run one after another (pigz's writer, one a file):
+ * in some profile one thread creates two or more of them, and in every
+ * profile each is created after all those its creator made before it
+ * were joined (strictly: a parent that ran no block between two
+ * creations may have started both).  Then *@c and *@j are the mean
+ * relative points, over the creators, of the first creation and the
+ * last join.  0: not serial, 1: serial, -1: out of memory.
+ */
+static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *c,
+			double *j)
+{
+	double cs = 0, js = 0;
+	uint32_t ncreators = 0, pairs = 0;
+
+	for (uint32_t p = 0; p < m->nprof; p++) {
+		const struct profile *pr = &m->prof[p];
+		struct span *v = malloc((pr->nth ? pr->nth : 1) * sizeof(*v));
+		uint32_t n = 0, first = 0;
+
+		if (!v)
+			return -1;
+		for (uint32_t i = 1; i < pr->nth; i++)
+			if (pr->th[i].group == gi && pr->th[i].parent >= 0 &&
+			    pr->th[pr->th[i].parent].blocks)
+				v[n++] = (struct span){pr->th[i].parent,
+						       pr->th[i].created_blocks,
+						       pr->th[i].join_blocks};
+		qsort(v, n, sizeof(*v), cmp_span);
+		/* v[first]: the creator's first child, with the latest join
+		 * of its children so far */
+		for (uint32_t i = 0; i <= n; i++) {
+			if (i < n && i && v[i].parent == v[first].parent) {
+				if (v[i].created <= v[first].joined) {
+					free(v);
+					return 0;
+				}
+				pairs++;
+				if (v[i].joined > v[first].joined)
+					v[first].joined = v[i].joined;
+				continue;
+			}
+			if (i) {
+				double pb =
+				    (double)pr->th[v[first].parent].blocks;
+
+				cs += (double)v[first].created / pb;
+				js += (double)v[first].joined / pb;
+				ncreators++;
+			}
+			first = i;
+		}
+		free(v);
+	}
+	if (!pairs)
+		return 0;
+	*c = cs / ncreators;
+	*j = js / ncreators;
+	return 1;
+}
+
 static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 		     uint32_t nsig)
 {
@@ -718,6 +846,14 @@ static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 	g->parent = pvote == UINT32_MAX ? -1 : (int32_t)pvote;
 	g->create_at = nc ? csum / nc : 0;
 	g->join_at = nc ? jsum / nc : 1;
+	switch (serial_group(m, gi, &csum, &jsum)) {
+	case -1:
+		goto nomem;
+	case 1:
+		g->serial = 1;
+		g->create_at = csum;
+		g->join_at = jsum;
+	}
 	free(x);
 	free(y);
 	free(votes);
@@ -830,6 +966,7 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 			if (q == (int32_t)g || steps > m->ngrp) {
 				gr->create_at = 0;
 				gr->join_at = 1;
+				gr->serial = 0;
 			}
 		}
 	}

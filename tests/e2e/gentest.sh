@@ -333,6 +333,53 @@ contains "w 8 threads" "9 threads" "$out"
 addr=$(jq -r '.groups[1].blocks[] | select(.theta == 999) | .vaddr' <<<"$j")
 eq "w loop at 8" 207992 "$("$T/wt" --counts --threads 8 | awk -v a="$addr" '$2 == a { print $3 }')"
 eq "w under qemu" 0 "$(status qemu-x86_64 "$T/wt" --threads 8)"
+eq "w workers at once" false "$(jq '.groups[1].serial' <<<"$j")"
+
+# Workers one after another: main creates one, joins it, creates the
+# next (its own loop split evenly around them).  The workers' group is
+# serial, its joins where main's pthread_join returned; the program
+# generated for 8 workers runs them one after another too: its own
+# recording, modelled, has them serial (w's program at 4: at once).
+cat >"$T/ser.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+static volatile unsigned long sink;
+static void *work(void *a)
+{
+	for (unsigned long i = 0; i < (unsigned long)a; i++)
+		sink += i;
+	return 0;
+}
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	for (int t = 0; t <= n; t++) {
+		for (unsigned long i = 0; i < 400000UL / (n + 1); i++)
+			sink += i;
+		if (t < n) {
+			pthread_t p;
+			pthread_create(&p, 0, work, (void *)50000UL);
+			pthread_join(p, 0);
+		}
+	}
+	return 0;
+}
+EOF
+$CC -O1 -pthread -o "$T/ser" "$T/ser.c"
+for n in 1 2 4; do
+	"$DBTPROF" record -q -m blocks -o "$T/ser$n.trace" -- "$T/ser" $n
+done
+j=$("$DBTPROF" gentest --json -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")
+eq "ser workers" "1 0 1 2 4 true" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[], .serial] | join(" ")' <<<"$j")"
+contains "ser summary" "created by group 0 from 0." \
+	"$("$DBTPROF" gentest -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")"
+$CC $CFLAGS_GT "$T/sert.c" -o "$T/sert"
+"$DBTPROF" record -q -m blocks -o "$T/sert.trace" -- "$T/sert" --threads 8 --quiet
+eq "ser generated: 8 workers one after another" "8 true" \
+	"$("$DBTPROF" gentest --json -o "$T/serr.c" "$T/sert.trace" | jq -r '.groups[1] | "\(.sizes[0]) \(.serial)"')"
+"$DBTPROF" record -q -m blocks -o "$T/wtr.trace" -- "$T/wt" --threads 4 --quiet
+eq "w generated: 4 workers at once" "4 false" \
+	"$("$DBTPROF" gentest --json -o "$T/wtr.c" "$T/wtr.trace" | jq -r '.groups[1] | "\(.sizes[0]) \(.serial)"')"
 
 # A program that reads a 10,500-byte file 1,000 bytes at a time: 12
 # reads (the last at the end of the file) bring 10,500 bytes, so the

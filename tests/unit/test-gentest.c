@@ -279,6 +279,83 @@ static void test_distribution(void)
 	dbtp_gt_model_free(m);
 }
 
+/* Thread @th's futex call @op for value @val, returned. */
+static void futex(dbtp_writer *w, uint32_t th, uint64_t op, uint64_t val)
+{
+	uint64_t args[6] = {0x4c0000, op, val, 0, 0, 0};
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_writer_syscall(w, th, 202, args, &err));
+	CHECK(!dbtp_writer_sysret(w, th, 202, 0, &err));
+}
+
+/* Main runs A 10 times, then T times: creates a worker (which runs W 20
+ * times and exits), runs A twice, wakes a futex with the worker's tid for
+ * its value (not a join), runs A 3 times, waits for the worker's tid as
+ * pthread_join does (FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME) and runs A
+ * 5 times.  The trace has each worker's exit before main's events, all in
+ * main's one chunk. */
+static void write_serial(const char *path, unsigned T)
+{
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	uint32_t a, wk;
+
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++) {
+		clone_ret(w, 0, i);
+		exec_n(w, i, wk, 20);
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+		exec_n(w, 0, a, 2);
+		futex(w, 0, 1, 1000 + i);
+		exec_n(w, 0, a, 3);
+		futex(w, 0, 0x109, 1000 + i);
+		exec_n(w, 0, a, 5);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
+/* Workers one after another: serial, from the first creation (main's
+ * 10th block of 10 + 10 T) to the last join (its wait's return after its
+ * 10 T + 5th), averaged over T = 1, 2, 4; write_profile()'s workers run at
+ * once. */
+static void test_serial(void)
+{
+	char p1[64], p2[64], p4[64];
+	const char *paths[3] = {p1, p2, p4};
+	double T[3] = {1, 2, 4};
+	const struct dbtp_gt_group *g;
+	dbtp_gt_model *m;
+
+	snprintf(p1, sizeof(p1), "%s/s1.trace", dir);
+	snprintf(p2, sizeof(p2), "%s/s2.trace", dir);
+	snprintf(p4, sizeof(p4), "%s/s4.trace", dir);
+	write_serial(p1, 1);
+	write_serial(p2, 2);
+	write_serial(p4, 4);
+	m = model_of(paths, T, 3);
+	g = group_at(m, 0x402000);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(g->alpha == 1 && g->beta == 0);
+		CHECK(g->serial);
+		CHECK_NEAR(g->create_at,
+			   (10.0 / 20 + 10.0 / 30 + 10.0 / 50) / 3);
+		CHECK_NEAR(g->join_at, (15.0 / 20 + 25.0 / 30 + 45.0 / 50) / 3);
+		CHECK(!group_at(m, 0x401000)->serial);
+	}
+	dbtp_gt_model_free(m);
+	snprintf(p1, sizeof(p1), "%s/t2.trace", dir);
+	m = model_of(paths, T + 1, 1);
+	g = group_at(m, 0x402000);
+	CHECK(g && !g->serial);
+	dbtp_gt_model_free(m);
+}
+
 static void test_rejects(void)
 {
 	char p[64];
@@ -1131,6 +1208,7 @@ int main(void)
 	test_fit();
 	test_groups();
 	test_distribution();
+	test_serial();
 	test_rejects();
 	test_tricky();
 	test_sequence_copies();
