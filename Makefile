@@ -83,7 +83,7 @@ $(B)/guests/c-aarch64/%: tests/guests/c/%.c
 # Fuzz harnesses built as plain programs that replay saved inputs.
 REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/fuzz-%.c=$(B)/tests/replay-%)
 # Built like the fuzzers: CRC checks off, so saved inputs reach the decoder.
-$(B)/tests/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB_SRCS)
+$(B)/tests/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c tests/fuzz/input.h $(LIB_SRCS)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	  -o $@ $< tests/fuzz/replay.c $(LIB_SRCS) $(LDLIBS)

@@ -30,9 +30,9 @@
 #             with --cap 16) off both programs' times (validate --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
 #             hashes its input this many times in one run, pigz
-#             compresses it this many times (one gzip member each), lua
-#             runs its set of kernels this many times, kernels-a64 this
-#             many times its rounds
+#             compresses it this many times (one gzip member each), xz
+#             too (one stream each), lua runs its set of kernels this many
+#             times, kernels-a64 this many times its rounds
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -134,6 +134,12 @@ for w in "$@"; do
 		if [ "$w" = lua ] && [ "$repeat" -gt 1 ]; then
 			WL_ARGV+=("$repeat")
 			cmd+=" $repeat"
+		fi
+		if [ "$w" = xz ]; then
+			for ((i = 1; i < repeat; i++)); do
+				WL_ARGV+=("${WL_ARGV[-1]}")
+				cmd+=" ${cmd##* }"
+			done
 		fi
 		"$D" record -q -m "$mode" -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"

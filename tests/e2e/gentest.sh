@@ -78,6 +78,15 @@ hot() {
 	jq -r "[.block_outcomes[] | select(.executions >= 1000) | $2] | join(\" \")" <<<"$1"
 }
 
+# threads124 "CC..." NAME SRC: build SRC as $T/NAME (-O1 -pthread) and
+# profile it in blocks mode at 1, 2 and 4 threads ($T/NAME{1,2,4}.trace)
+threads124() {
+	$1 -O1 -pthread -o "$T/$2" "$3"
+	for n in 1 2 4; do
+		"$DBTPROF" record -q -m blocks -o "$T/$2$n.trace" -- "$T/$2" $n
+	done
+}
+
 # block_of PLAN COUNT: K of the function gt_bK planned to run COUNT times
 block_of() {
 	awk -v c="$2" '$3 == c { sub(/^gt_b/, "", $1); sub(/_body$/, "", $1); print $1; exit }' "$1"
@@ -315,10 +324,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-$CC -O1 -pthread -o "$T/w" "$T/w.c"
-for n in 1 2 4; do
-	"$DBTPROF" record -q -m blocks -o "$T/w$n.trace" -- "$T/w" $n
-done
+threads124 "$CC" w "$T/w.c"
 j=$("$DBTPROF" gentest --json -o "$T/wt.c" --threads-arg 1,2,4 "$T/w1.trace" "$T/w2.trace" "$T/w4.trace")
 eq "w groups" 2 "$(jq '.groups | length' <<<"$j")"
 eq "w main" "0 1 1 1 1" "$(jq -r '.groups[0] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
@@ -365,10 +371,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-$CC -O1 -pthread -o "$T/ser" "$T/ser.c"
-for n in 1 2 4; do
-	"$DBTPROF" record -q -m blocks -o "$T/ser$n.trace" -- "$T/ser" $n
-done
+threads124 "$CC" ser "$T/ser.c"
 j=$("$DBTPROF" gentest --json -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")
 eq "ser workers" "1 0 1 2 4 true" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[], .serial] | join(" ")' <<<"$j")"
 contains "ser summary" "created by group 0 from 0." \
@@ -1000,10 +1003,7 @@ EOF2
 	# The worker program above, built for AArch64 and profiled at 1, 2
 	# and 4 workers: the same model, and its 8-thread run executes the
 	# loop block 999 x 8 + 200000 = 207992 times.
-	$CC_A64 -O1 -pthread -o "$T/wa" "$T/w.c"
-	for n in 1 2 4; do
-		"$DBTPROF" record -q -m blocks -o "$T/wa$n.trace" -- "$T/wa" $n
-	done
+	threads124 "$CC_A64" wa "$T/w.c"
 	j=$("$DBTPROF" gentest --json -o "$T/wat.c" "$T/wa1.trace:1" "$T/wa2.trace:2" "$T/wa4.trace:4")
 	eq "a64 w main" "0 1 1 1 1" "$(jq -r '.groups[0] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"
 	eq "a64 w workers" "1 0 1 2 4" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[]] | join(" ")' <<<"$j")"

@@ -9,26 +9,23 @@
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "dbtp/gentest.h"
 #include "dbtp/trace.h"
+#include "input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz", 0);
+	int fd = fuzz_input_fd(data, size);
 	dbtp_gt_model *m = NULL;
 	dbtp_trace *t = NULL;
 	dbtp_err err;
 
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size)
-		goto out;
-	lseek(fd, 0, SEEK_SET);
 	if (dbtp_trace_open_fd(&t, fd, "fuzz", &err) ||
 	    dbtp_gt_model_new(&m, &err))
 		goto out;

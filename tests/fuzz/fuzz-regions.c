@@ -9,18 +9,18 @@
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "dbtp/regions.h"
 #include "dbtp/trace.h"
+#include "input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dbtp_regions_opts o = {0};
-	int fd = memfd_create("fuzz", 0);
+	int fd = fuzz_input_fd(data, size);
 	dbtp_trace *t = NULL, *t2 = NULL;
 	dbtp_regions *r = NULL;
 	struct dbtp_event ev;
@@ -29,9 +29,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size)
-		goto out;
-	lseek(fd, 0, SEEK_SET);
 	if (dbtp_trace_open_fd(&t, fd, "fuzz", &err))
 		goto out;
 	dbtp_trace_skip_events(t);

@@ -7,16 +7,16 @@
 #define _GNU_SOURCE
 #endif
 #include <stdint.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "dbtp/trace.h"
+#include "input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz", 0);
+	int fd = fuzz_input_fd(data, size);
 	dbtp_trace *t;
 	dbtp_err err;
 	struct dbtp_event ev;
@@ -24,9 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size)
-		goto out;
-	lseek(fd, 0, SEEK_SET);
 	if (dbtp_trace_open_fd(&t, fd, "fuzz", &err))
 		goto out;
 	while (dbtp_trace_next(t, &ev, &err) > 0) {
