@@ -284,6 +284,14 @@ struct dbtp_gt_rw_stats {
 	 * first 512 bytes */
 	uint64_t sp_reads, sp_reads_top;
 	int sp_reads_far;
+	/* and the 8-byte slots at or above where it leaves the stack pointer
+	 * (bit i for bytes 8i..8i+7 from there; from its last reset, if
+	 * any) that it leaves undefined to memcheck, made by a `sub rsp` or
+	 * `enter` and written by no push (the original writes such a frame
+	 * through rsp-based operands, the program's go to the data area),
+	 * and those its pushes and calls wrote (sp_undef, sp_def; both 0
+	 * after a move by other than a multiple of 8) */
+	uint64_t sp_undef, sp_def;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
 };

@@ -2636,6 +2636,46 @@ static uint8_t *return_pops(const dbtp_gt_model *m,
 	return pop;
 }
 
+/* Slot mask @m (bit i: the 8 bytes at 8i above the stack pointer) after
+ * the stack pointer moved @d bytes up (down if negative). */
+static uint64_t slots_moved(uint64_t m, int32_t d)
+{
+	if (d % 8 || d >= 512 || d <= -512)
+		return 0;
+	return d >= 0 ? m >> (d / 8) : m << (-d / 8);
+}
+
+/*
+ * x86-64: before member @k of a pass, with @*undef the slots above the
+ * stack pointer that memcheck holds undefined (a `sub rsp` of an earlier
+ * member made them, no push wrote them: a sequence runs in address order,
+ * so one function's epilogue may pop another's frame), pushes writing
+ * those the member pops, into @t: up past the highest, a `push 0` for
+ * each slot down to where the member starts.  Then *@undef after it.
+ */
+static void sp_define(FILE *t, const struct dbtp_gt_rw_stats *k,
+		      uint64_t *undef)
+{
+	uint64_t need = k->sp_reads & *undef;
+
+	if (need) {
+		int top = 63 - __builtin_clzll(need);
+
+		fprintf(t,
+			"\tlea rsp, [rsp + %d]\n\t.rept %d\n\tpush 0\n"
+			"\t.endr\n",
+			8 * (top + 1), top + 1);
+		*undef &= top == 63 ? 0 : ~0ull << (top + 1);
+	}
+	if (!k->sp_exact || k->sp_reads_far)
+		*undef = 0;
+	else if (k->sp_reset)
+		*undef = k->sp_undef;
+	else
+		*undef =
+		    (slots_moved(*undef, k->sp_net) & ~k->sp_def) | k->sp_undef;
+}
+
 /*
  * The copies of head @b's sequence, text[j] for copy j of rd[b].u: each
  * member's copy under its own label (put_label()); the stack pointer reset
@@ -2664,6 +2704,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 						       .sp_peak = 8,
 						       .sp_bound = 8};
 	uint32_t drift = 0;
+	uint64_t undef = 0; /* sp_define() */
 	unsigned u = rd[b].u;
 	int exact = !a64; /* the members' moves known */
 	size_t len, i = 0;
@@ -2702,6 +2743,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 				fputs("\tlea rsp, [rsp + 8]\n", t);
 				sp_then(st, &popped);
 				drift += 8;
+				undef >>= 1;
 			}
 			if (drift > DBTP_GT_SP_BUDGET - stat[k].sp_bound ||
 			    (drift && stat[k].sp_bound > DBTP_GT_SP_BUDGET)) {
@@ -2711,12 +2753,15 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 					a64 ? DBTP_GT_STACK_MID - DBTP_GT_DATA
 					    : DBTP_GT_STACK_MID);
 				drift = 0;
+				undef = 0;
 				sp_then(st, &reset);
 			}
 			drift = drift > UINT32_MAX - stat[k].sp_bound
 				    ? UINT32_MAX
 				    : drift + stat[k].sp_bound;
 			sp_then(st, &stat[k]);
+			if (exact)
+				sp_define(t, &stat[k], &undef);
 			fputs(rd[k].body[j], t);
 			if (next == UINT32_MAX && j + 1 < u) {
 				next = b;

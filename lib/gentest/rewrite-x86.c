@@ -410,14 +410,35 @@ static int small_sp_add(const cs_insn *in, const cs_x86 *x)
 	       x->operands[1].imm <= 64;
 }
 
-/* The stack pointer moved by @d bytes (upward positive). */
-static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
+/* The stack pointer moved by @d bytes (upward positive); a move down
+ * writes the slots it passes (@wrote: a push, a call) or leaves them
+ * undefined (a `sub rsp`, `enter`'s frame): sp_def, sp_undef. */
+static void sp_move_w(struct dbtp_gt_rw_stats *st, int32_t d, int wrote)
 {
 	int32_t *hi = st->sp_reset ? &st->sp_top : &st->sp_peak;
+	int32_t n = d / 8;
 
 	st->sp_net += d;
 	if (st->sp_net > *hi)
 		*hi = st->sp_net;
+	if (d % 8 || n >= 64 || n <= -64) {
+		st->sp_def = st->sp_undef = 0;
+	} else if (n >= 0) {
+		st->sp_def >>= n;
+		st->sp_undef >>= n;
+	} else {
+		uint64_t low = (1ull << -n) - 1;
+
+		st->sp_def <<= -n;
+		st->sp_undef <<= -n;
+		*(wrote ? &st->sp_def : &st->sp_undef) |= low;
+	}
+}
+
+/* A push's or call's move (@d < 0), or a pop's (@d > 0). */
+static void sp_move(struct dbtp_gt_rw_stats *st, int32_t d)
+{
+	sp_move_w(st, d, 1);
 }
 
 /*
@@ -451,7 +472,7 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 	if (small_sp_add(in, x)) {
 		int32_t d = (int32_t)x->operands[1].imm;
 
-		sp_move(st, in->id == X86_INS_ADD ? d : -d);
+		sp_move_w(st, in->id == X86_INS_ADD ? d : -d, 0);
 		return;
 	}
 	switch (in->id) {
@@ -487,13 +508,15 @@ static void sp_track(struct dbtp_gt_rw_stats *st, const cs_insn *in,
 			return;
 		if (x->operands[1].imm != 0)
 			goto unknown;
-		sp_move(st, -8 - (int32_t)x->operands[0].imm);
+		sp_move(st, -8);
+		sp_move_w(st, -(int32_t)x->operands[0].imm, 0);
 		return;
 	default:
 		break;
 	}
 	st->sp_reset = 1;
 	st->sp_net = 0;
+	st->sp_def = st->sp_undef = 0;
 	return;
 unknown:
 	st->sp_exact = 0;

@@ -649,6 +649,26 @@ k=$(block_of "$T/calls.plan" 999999)
 n=$("$DBTPROF" dump --symbols "$T/calls.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
 [ "$n" -ge 3677 ] && [ "$n" -le 3907 ] || fail "calls of a block run 999,999 times: $n, not 3,677 to 3,907"
 checks=$((checks + 1))
+# A sequence runs its members in address order (here all run once):
+# a_fn's frame (`sub rsp, 40`, written through rsp, which the program's
+# operands take to the data area) stays undefined to memcheck, and
+# b_tail, d_fn's epilogue, comes next and pops two of its slots into a
+# register it tests.  The generated program writes them first (up past
+# them, two pushes down), so memcheck finds no error (in exact()).
+cat >"$T/frames_s.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tcall d_fn\n\tcall a_fn\n\txor eax, eax\n\tret\n"
+	"a_fn:\n\tpush r12\n\tsub rsp, 40\n\tmov qword ptr [rsp], 0\n\tcall c_fn\n\tjmp a_rest\n"
+	"b_tail:\n\tpop rbx\n\tpop rbp\n\ttest rbx, rbx\n\tjz .Lbz\n.Lbz:\n\tret\n"
+	"a_rest:\n\tadd rsp, 40\n\tpop r12\n\tret\n"
+	"c_fn:\n\tret\n"
+	"d_fn:\n\tpush rbp\n\tpush rbx\n\tmov ebx, 1\n\tjmp b_tail\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/fr" "$T/frames_s.c"
+exact "$T/fr" frames
+a=$(printf '0x%x' "$((16#$(nm "$T/fr" | awk '$3 == "b_tail" { print $1 }')))")
+k=$(awk -v a="$a" '$2 == a { print $1 }' "$T/frames.plan")
+eq "frames: b_tail's slots written" "lea rsp, [rsp + 16] .rept 2 push 0" \
+	"$(awk -v l="$k:" '$0 ~ "\"" l "\\\\n\"" { for (i = 0; i < 3; i++) { getline; gsub(/^\t"\\t|\\n"$/, ""); printf "%s%s", i ? " " : "", $0 } }' "$T/frames.c")"
 # L1 misses: a loop that loads from a new line each time (20,000 lines, 64
 # bytes apart) misses a 32 KiB L1 on every execution; the first iteration
 # is part of main's block.  The profile (mem mode) counts 19,999 misses in

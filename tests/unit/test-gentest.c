@@ -619,9 +619,11 @@ static void test_tricky(void)
 	 * after those only), how far at most, and exactly where to (upward
 	 * positive; the ret is decomposed: a push, then the ret; popfq gets a
 	 * pushfq first; leave's mov rsp, rbp a no-op), which writes become a
-	 * reset to the private stack's middle, and which slots above the start
-	 * (or the middle, after a reset) pops read: a base register of a
-	 * memory operand, which becomes r15, does not move it. */
+	 * reset to the private stack's middle, which slots above the start
+	 * (or the middle, after a reset) pops read, and which slots above
+	 * where it ends pushes and calls wrote and a `sub rsp` or `enter`'s
+	 * frame left undefined: a base register of a memory operand, which
+	 * becomes r15, does not move it. */
 	{
 		/* clang-format off */
 		static const struct {
@@ -630,46 +632,52 @@ static void test_tricky(void)
 			uint32_t bound;
 			int exact, reset;
 			int32_t net, peak, top;
-			uint64_t reads, reads_top;
+			uint64_t reads, reads_top, def, undef;
 		} sp[] = {
 		    /* mov [rsp+8], rdi */
 		    {5, 1, {0x48, 0x89, 0x7c, 0x24, 0x08}, 0, 0, 1, 0, 0, 0, 0,
-		     0, 0},
+		     0, 0, 0, 0},
 		    /* lea rax, [rsp+8] */
 		    {5, 1, {0x48, 0x8d, 0x44, 0x24, 0x08}, 0, 0, 1, 0, 0, 0, 0,
-		     0, 0},
+		     0, 0, 0, 0},
 		    /* mov rax, rsp */
-		    {3, 1, {0x48, 0x89, 0xe0}, 0, 0, 1, 0, 0, 0, 0, 0, 0},
-		    {1, 1, {0x50}, 1, 8, 1, 0, -8, 0, 0, 0, 0},	 /* push rax */
-		    {1, 1, {0x5b}, 1, 8, 1, 0, 8, 8, 0, 1, 0},	 /* pop rbx */
-		    {2, 1, {0x66, 0x5b}, 1, 8, 1, 0, 2, 2, 0, 1, 0}, /* pop bx */
-		    {1, 1, {0x9c}, 1, 8, 1, 0, -8, 0, 0, 0, 0},	 /* pushfq */
-		    {1, 1, {0x9d}, 1, 8, 1, 0, 0, 0, 0, 0, 0},	 /* popfq */
+		    {3, 1, {0x48, 0x89, 0xe0}, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+		    {1, 1, {0x50}, 1, 8, 1, 0, -8, 0, 0, 0, 0, 1, 0}, /* push rax */
+		    {1, 1, {0x5b}, 1, 8, 1, 0, 8, 8, 0, 1, 0, 0, 0}, /* pop rbx */
+		    {2, 1, {0x66, 0x5b}, 1, 8, 1, 0, 2, 2, 0, 1, 0, 0, 0}, /* pop bx */
+		    {1, 1, {0x9c}, 1, 8, 1, 0, -8, 0, 0, 0, 0, 1, 0}, /* pushfq */
+		    {1, 1, {0x9d}, 1, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0}, /* popfq */
 		    /* sub rsp, 8 */
 		    {4, 1, {0x48, 0x83, 0xec, 0x08}, 1, 64, 1, 0, -8, 0, 0, 0,
-		     0},
+		     0, 0, 1},
 		    /* call next */
-		    {5, 1, {0xe8, 0, 0, 0, 0}, 1, 16, 1, 0, -8, 0, 0, 0, 0},
-		    {1, 1, {0xc3}, 1, 16, 1, 0, 0, 0, 0, 0, 0}, /* ret */
+		    {5, 1, {0xe8, 0, 0, 0, 0}, 1, 16, 1, 0, -8, 0, 0, 0, 0, 1, 0},
+		    {1, 1, {0xc3}, 1, 16, 1, 0, 0, 0, 0, 0, 0, 0, 0}, /* ret */
 		    /* ret 16 */
-		    {3, 1, {0xc2, 0x10, 0x00}, 1, 32, 1, 0, 16, 16, 0, 0, 0},
-		    {1, 1, {0xc9}, 1, 64, 1, 0, 8, 8, 0, 1, 0}, /* leave */
-		    /* enter 16, 0 */
-		    {4, 1, {0xc8, 0x10, 0x00, 0x00}, 1, 512, 1, 0, -24, 0, 0, 0,
+		    {3, 1, {0xc2, 0x10, 0x00}, 1, 32, 1, 0, 16, 16, 0, 0, 0, 0,
 		     0},
+		    {1, 1, {0xc9}, 1, 64, 1, 0, 8, 8, 0, 1, 0, 0, 0}, /* leave */
+		    /* enter 16, 0: rbp's slot written, the frame's not */
+		    {4, 1, {0xc8, 0x10, 0x00, 0x00}, 1, 512, 1, 0, -24, 0, 0, 0,
+		     0, 4, 3},
 		    /* enter 16, 1: the nesting level's pushes not known */
 		    {4, 1, {0xc8, 0x10, 0x00, 0x01}, 1, 512, 0, 0, 0, 0, 0, 0,
-		     0},
+		     0, 0, 0},
 		    /* and rsp, -16: a reset */
-		    {4, 1, {0x48, 0x83, 0xe4, 0xf0}, 1, 64, 1, 1, 0, 0, 0, 0, 0},
-		    {1, 1, {0x5c}, 1, 8, 1, 1, 0, 0, 0, 0, 0}, /* pop rsp */
+		    {4, 1, {0x48, 0x83, 0xe4, 0xf0}, 1, 64, 1, 1, 0, 0, 0, 0, 0,
+		     0, 0},
+		    {1, 1, {0x5c}, 1, 8, 1, 1, 0, 0, 0, 0, 0, 0, 0}, /* pop rsp */
 		    /* add rsp, 0x100: a reset */
 		    {7, 1, {0x48, 0x81, 0xc4, 0x00, 0x01, 0x00, 0x00}, 1, 64, 1,
-		     1, 0, 0, 0, 0, 0},
+		     1, 0, 0, 0, 0, 0, 0, 0},
 		    /* pop rbx; mov rsp, rbp; add rsp, 8; pop rax; pop rcx:
 		     * 8 bytes up, reset, 24 up, slots 1 and 2 read */
 		    {9, 5, {0x5b, 0x48, 0x89, 0xec, 0x48, 0x83, 0xc4, 0x08},
-		     1, 152, 1, 1, 24, 8, 24, 1, 6},
+		     1, 152, 1, 1, 24, 8, 24, 1, 6, 0, 0},
+		    /* push rax; sub rsp, 16: the pushed slot written, the
+		     * two below it not */
+		    {4, 2, {0x50, 0x48, 0x83, 0xec, 0x10}, 1, 72, 1, 0, -24, 0,
+		     0, 0, 0, 4, 3},
 		};
 		/* clang-format on */
 
@@ -699,6 +707,8 @@ static void test_tricky(void)
 				CHECK_EQ(st.sp_top, sp[i].top);
 				CHECK_EQ(st.sp_reads, sp[i].reads);
 				CHECK_EQ(st.sp_reads_top, sp[i].reads_top);
+				CHECK_EQ(st.sp_def, sp[i].def);
+				CHECK_EQ(st.sp_undef, sp[i].undef);
 			}
 			CHECK_EQ(st.jumps_out, 0);
 		}
