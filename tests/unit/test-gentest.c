@@ -130,6 +130,23 @@ static dbtp_gt_model *model_of(const char *const *paths, const double *T, int n)
 	return m;
 }
 
+/* The model of three profiles that @write makes at T = 1, 2 and 4, in
+ * DIR/PREFIX1.trace and so on. */
+static dbtp_gt_model *model124(const char *prefix,
+			       void (*write)(const char *, unsigned))
+{
+	char p[3][64];
+	const char *paths[3] = {p[0], p[1], p[2]};
+	double T[3] = {1, 2, 4};
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(p[i], sizeof(p[i]), "%s/%s%g.trace", dir, prefix,
+			 T[i]);
+		write(p[i], (unsigned)T[i]);
+	}
+	return model_of(paths, T, 3);
+}
+
 static const struct dbtp_gt_group *group_at(const dbtp_gt_model *m,
 					    uint64_t vaddr)
 {
@@ -147,20 +164,10 @@ static const struct dbtp_gt_group *group_at(const dbtp_gt_model *m,
  * dbtp_gt_dense_max counters in arrays, the rest in maps). */
 static void test_groups_with(void)
 {
-	char p1[64], p2[64], p4[64];
-	const char *paths[3] = {p1, p2, p4};
-	double T[3] = {1, 2, 4};
 	const struct dbtp_gt_group *gm, *gw, *gi;
-	dbtp_gt_model *m;
+	dbtp_gt_model *m = model124("t", write_profile);
 	uint64_t sum = 0;
 
-	snprintf(p1, sizeof(p1), "%s/t1.trace", dir);
-	snprintf(p2, sizeof(p2), "%s/t2.trace", dir);
-	snprintf(p4, sizeof(p4), "%s/t4.trace", dir);
-	write_profile(p1, 1);
-	write_profile(p2, 2);
-	write_profile(p4, 4);
-	m = model_of(paths, T, 3);
 	CHECK_EQ(dbtp_gt_model_nprofiles(m), 3);
 	CHECK_EQ(dbtp_gt_model_nblocks(m), 3);
 	CHECK_EQ(dbtp_gt_model_ngroups(m), 3);
@@ -325,20 +332,9 @@ static void write_serial(const char *path, unsigned T)
  * once. */
 static void test_serial(void)
 {
-	char p1[64], p2[64], p4[64];
-	const char *paths[3] = {p1, p2, p4};
-	double T[3] = {1, 2, 4};
-	const struct dbtp_gt_group *g;
-	dbtp_gt_model *m;
+	dbtp_gt_model *m = model124("s", write_serial);
+	const struct dbtp_gt_group *g = group_at(m, 0x402000);
 
-	snprintf(p1, sizeof(p1), "%s/s1.trace", dir);
-	snprintf(p2, sizeof(p2), "%s/s2.trace", dir);
-	snprintf(p4, sizeof(p4), "%s/s4.trace", dir);
-	write_serial(p1, 1);
-	write_serial(p2, 2);
-	write_serial(p4, 4);
-	m = model_of(paths, T, 3);
-	g = group_at(m, 0x402000);
 	CHECK(g != NULL);
 	if (g) {
 		CHECK(g->alpha == 1 && g->beta == 0);
@@ -349,8 +345,7 @@ static void test_serial(void)
 		CHECK(!group_at(m, 0x401000)->serial);
 	}
 	dbtp_gt_model_free(m);
-	snprintf(p1, sizeof(p1), "%s/t2.trace", dir);
-	m = model_of(paths, T + 1, 1);
+	m = model124("w", write_profile);
 	g = group_at(m, 0x402000);
 	CHECK(g && !g->serial);
 	dbtp_gt_model_free(m);
