@@ -2636,22 +2636,14 @@ static uint8_t *return_pops(const dbtp_gt_model *m,
 	return pop;
 }
 
-/* Slot mask @m (bit i: the 8 bytes at 8i above the stack pointer) after
- * the stack pointer moved @d bytes up (down if negative). */
-static uint64_t slots_moved(uint64_t m, int32_t d)
-{
-	if (d % 8 || d >= 512 || d <= -512)
-		return 0;
-	return d >= 0 ? m >> (d / 8) : m << (-d / 8);
-}
-
 /*
- * x86-64: before member @k of a pass, with @*undef the slots above the
- * stack pointer that memcheck holds undefined (a `sub rsp` of an earlier
- * member made them, no push wrote them: a sequence runs in address order,
- * so one function's epilogue may pop another's frame), pushes writing
- * those the member pops, into @t: up past the highest, a `push 0` for
- * each slot down to where the member starts.  Then *@undef after it.
+ * x86-64: before member @k of a pass whose members' moves are all known,
+ * with @*undef the slots above the stack pointer that memcheck holds
+ * undefined (a `sub rsp` of an earlier member made them, no push wrote
+ * them: a sequence runs in address order, so one function's epilogue may
+ * pop another's frame), pushes writing those the member pops, into @t:
+ * up past the highest, a `push 0` for each slot down to where the member
+ * starts.  Then *@undef after it.
  */
 static void sp_define(FILE *t, const struct dbtp_gt_rw_stats *k,
 		      uint64_t *undef)
@@ -2667,13 +2659,13 @@ static void sp_define(FILE *t, const struct dbtp_gt_rw_stats *k,
 			8 * (top + 1), top + 1);
 		*undef &= top == 63 ? 0 : ~0ull << (top + 1);
 	}
-	if (!k->sp_exact || k->sp_reads_far)
+	if (k->sp_reads_far)
 		*undef = 0;
 	else if (k->sp_reset)
 		*undef = k->sp_undef;
 	else
-		*undef =
-		    (slots_moved(*undef, k->sp_net) & ~k->sp_def) | k->sp_undef;
+		*undef = (dbtp_gt_slots_moved(*undef, k->sp_net) & ~k->sp_def) |
+			 k->sp_undef;
 }
 
 /*

@@ -416,23 +416,15 @@ static int small_sp_add(const cs_insn *in, const cs_x86 *x)
 static void sp_move_w(struct dbtp_gt_rw_stats *st, int32_t d, int wrote)
 {
 	int32_t *hi = st->sp_reset ? &st->sp_top : &st->sp_peak;
-	int32_t n = d / 8;
 
 	st->sp_net += d;
 	if (st->sp_net > *hi)
 		*hi = st->sp_net;
-	if (d % 8 || n >= 64 || n <= -64) {
-		st->sp_def = st->sp_undef = 0;
-	} else if (n >= 0) {
-		st->sp_def >>= n;
-		st->sp_undef >>= n;
-	} else {
-		uint64_t low = (1ull << -n) - 1;
-
-		st->sp_def <<= -n;
-		st->sp_undef <<= -n;
-		*(wrote ? &st->sp_def : &st->sp_undef) |= low;
-	}
+	st->sp_def = dbtp_gt_slots_moved(st->sp_def, d);
+	st->sp_undef = dbtp_gt_slots_moved(st->sp_undef, d);
+	if (d < 0 && d % 8 == 0 && d > -512)
+		*(wrote ? &st->sp_def : &st->sp_undef) |=
+		    (1ull << (-d / 8)) - 1;
 }
 
 /* A push's or call's move (@d < 0), or a pop's (@d > 0). */

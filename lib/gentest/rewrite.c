@@ -111,6 +111,13 @@ int dbtp_gt_fp_insn(enum dbtp_arch arch, const char *mn)
 	return 0;
 }
 
+uint64_t dbtp_gt_slots_moved(uint64_t m, int32_t d)
+{
+	if (d % 8 || d >= 512 || d <= -512)
+		return 0;
+	return d >= 0 ? m >> (d / 8) : m << (-d / 8);
+}
+
 void dbtp_gt_sp_read(struct dbtp_gt_rw_stats *st, int64_t at, int32_t size)
 {
 	if (at < 0)

@@ -42,6 +42,15 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 void dbtp_gt_sp_read(struct dbtp_gt_rw_stats *st, int64_t at, int32_t size);
 
 /*
+ * x86-64: slot mask @m (bit i: the 8 bytes at 8i above the stack pointer,
+ * sp_def and sp_undef) after the stack pointer moved @d bytes up (down if
+ * negative; the slots it passes then 0); 0 for a move by other than a
+ * multiple of 8 or of 512 bytes or more.  The rewriter's moves and the
+ * emitter's passes put together from blocks (emit.c, sp_define()).
+ */
+uint64_t dbtp_gt_slots_moved(uint64_t m, int32_t d);
+
+/*
  * Parts of a block function both architectures' emitters write
  * (emit.c): the @u copies of @body, labelled gt_b<id>_body and
  * gt_b<id>_c<j>, and the table of those entries (.Lgt<id>_tab's lines,
