@@ -37,8 +37,8 @@ static const char usage_text[] =
     "threads grouped by the blocks they execute, group sizes alpha*T +\n"
     "beta, per-group block counts theta*m + delta (m the group's size),\n"
     "threads created and joined at their parent's relative execution\n"
-    "points.  The blocks are x86-64 or AArch64 assembly, as the\n"
-    "profiled program.  Build and run it with\n"
+    "points, a*T + b.  The blocks are x86-64 or AArch64 assembly, as\n"
+    "the profiled program.  Build and run it with\n"
     "  cc -O2 -pthread FILE.c -o test && ./test --scale ETA --threads N\n"
     "(AArch64 on another host: aarch64-linux-gnu-gcc -static, then\n"
     "qemu-aarch64 ./test; ETA divides every count; --calibrate SECONDS\n"
@@ -283,6 +283,15 @@ static void print_branches(const dbtp_gt_model *m, uint32_t p)
 	       b.insns ? 1000.0 * (double)miss / (double)b.insns : 0);
 }
 
+/* A group's creation or join point, @at + @t * T: "0.250" when it does
+ * not change with T, else "0.100+0.05*T". */
+static void print_point(double at, double t)
+{
+	printf("%.3f", at);
+	if (t != 0)
+		printf("%+.3g*T", t);
+}
+
 static void print_text(const dbtp_gt_model *m, char **paths,
 		       const struct dbtp_gt_summary *s, const char *out,
 		       int naive)
@@ -356,15 +365,17 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 
 			printf("  group %u: size %g*T %+g, %u blocks, ", i,
 			       g->alpha, g->beta, g->nhot);
-			if (g->parent < 0)
+			if (g->parent < 0) {
 				printf("first thread's group");
-			else
-				printf(
-				    "created by group %d %s%.3f, joined %s%.3f",
-				    g->parent, g->serial ? "from " : "at ",
-				    g->create_at,
-				    g->serial ? "one after another by " : "at ",
-				    g->join_at);
+			} else {
+				printf("created by group %d %s", g->parent,
+				       g->serial ? "from " : "at ");
+				print_point(g->create_at, g->create_t);
+				printf(", joined %s",
+				       g->serial ? "one after another by "
+						 : "at ");
+				print_point(g->join_at, g->join_t);
+			}
 			printf(", %s\n", g->even ? "even" : "uneven");
 		}
 	}
@@ -431,7 +442,9 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_close_arr(&j);
 		json_i64(&j, "parent", g->parent);
 		json_double(&j, "create_at", g->create_at);
+		json_double(&j, "create_t", g->create_t);
 		json_double(&j, "join_at", g->join_at);
+		json_double(&j, "join_t", g->join_t);
 		json_bool(&j, "serial", g->serial);
 		json_bool(&j, "even", g->even);
 		json_arr(&j, "blocks");

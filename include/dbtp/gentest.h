@@ -38,8 +38,10 @@
  *    without such a wait, at the point the trace had shown of the parent
  *    when it shows the child's end (approximate: the trace interleaves
  *    threads by chunks, and a parent's events come when its buffer is
- *    full).  A group whose threads one thread creates one after another,
- *    each after the last was joined, is serial: its threads run in turn.
+ *    full).  Each profile's mean points are fitted as a * T + b by least
+ *    squares, as the sizes are.  A group whose threads one thread creates
+ *    one after another, each after the last was joined, is serial: its
+ *    threads run in turn.
  * Memory: the block table and one count per (thread, block) executed.
  */
 #ifndef DBTP_GENTEST_H
@@ -134,10 +136,20 @@ struct dbtp_gt_hot {
  * @alpha, @beta: size = alpha * T + beta.
  * @parent: the group whose threads create this one's, -1 for the group
  *	    of the first thread (whose first thread is the process's).
- * @create_at, @join_at: relative points (0..1) of the parent's execution.
+ * @create_at, @create_t: the creation point, a relative point of the
+ *			  parent's execution (0..1, once clamped), =
+ *			  @create_t * T + @create_at: least squares over
+ *			  the profiles of each one's mean (a serial group:
+ *			  the mean over its creators of their first
+ *			  creation); with one profile (or one T),
+ *			  @create_t = 0 and @create_at = the mean.  No
+ *			  creator seen: 0 and 0.
+ * @join_at, @join_t: the join point likewise (a serial group: the last
+ *		      join); no creator seen: 1 and 0.
+ *		      dbtp_gt_group_points() evaluates both at a T.
  * @serial: each parent thread runs its threads of the group one after
- *	    another, between @create_at and @join_at in equal windows (else
- *	    all from @create_at to @join_at).
+ *	    another, between the creation and join points in equal windows
+ *	    (else all from the creation point to the join point).
  * @even: the distribution is even; else @shares (@nshares of them, adding
  *	  up to 1) are the threads' shares in order.
  * @hot: the blocks the group executes, @nhot of them.
@@ -147,6 +159,7 @@ struct dbtp_gt_group {
 	double alpha, beta;
 	int32_t parent;
 	double create_at, join_at;
+	double create_t, join_t;
 	int serial;
 	int even;
 	double *shares;
@@ -224,6 +237,16 @@ void dbtp_gt_fit(const double *x, const double *y, size_t n, int through0,
  * + beta rounded to the nearest integer, at least 0.
  */
 uint64_t dbtp_gt_size(const struct dbtp_gt_group *g, double threads);
+
+/**
+ * dbtp_gt_group_points() - a group's creation and join points at thread
+ * parameter @threads: create_t * T + create_at and join_t * T + join_at,
+ * each clamped to [0, 1], the join point at least the creation point (a
+ * fit extrapolated past the profiles' T may cross them).  The generated
+ * program computes them the same way.
+ */
+void dbtp_gt_group_points(const struct dbtp_gt_group *g, double threads,
+			  double *create, double *join);
 
 /**
  * dbtp_gt_count() - executions of hot block @h by thread @i of a group of

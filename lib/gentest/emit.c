@@ -397,15 +397,24 @@ static const char driver[] =
     "\treturn b <= 0 ? 0 : b >= GT_SLICES ? GT_SLICES : (unsigned)b;\n"
     "}\n"
     "\n"
-    "/* Where thread @i of group @g, whose parent group has @mp threads, is\n"
-    " * created and joined: a serial group's threads share its span, each\n"
-    " * creator's in turn. */\n"
-    "static void gt_window(unsigned g, uint64_t i, uint64_t mp, unsigned *cb,\n"
-    "\t\t      unsigned *jb)\n"
+    "static double gt_unit(double x) /* within [0, 1] */\n"
     "{\n"
-    "\tdouble c = gt_groups[g].create_at, j = gt_groups[g].join_at, w;\n"
+    "\treturn x > 1 ? 1 : x > 0 ? x : 0;\n"
+    "}\n"
     "\n"
-    "\tif (gt_groups[g].serial) {\n"
+    "/* Where thread @i of group @g, whose parent group has @mp threads, is\n"
+    " * created and joined at thread parameter @T: the group's points there\n"
+    " * (as dbtp_gt_group_points()), a serial group's threads sharing its\n"
+    " * span, each creator's in turn. */\n"
+    "static void gt_window(unsigned g, uint64_t i, uint64_t mp, double T,\n"
+    "\t\t      unsigned *cb, unsigned *jb)\n"
+    "{\n"
+    "\tconst struct gt_group *gr = &gt_groups[g];\n"
+    "\tdouble c = gt_unit(gr->create_t * T + gr->create_at);\n"
+    "\tdouble j = gt_unit(gr->join_t * T + gr->join_at), w;\n"
+    "\n"
+    "\tj = j > c ? j : c;\n"
+    "\tif (gr->serial) {\n"
     "\t\tmp = mp ? mp : 1;\n"
     "\t\tw = (j - c) / (double)((gt_m[g] - i % mp + mp - 1) / mp);\n"
     "\t\tj = c + w * (double)(i / mp + 1);\n"
@@ -442,7 +451,7 @@ static const char driver[] =
     "\n"
     "\t\t\tt->g = g;\n"
     "\t\t\tt->i = i;\n"
-    "\t\t\tgt_window(g, i, p >= 0 ? gt_m[p] : 0, &t->create_b,\n"
+    "\t\t\tgt_window(g, i, p >= 0 ? gt_m[p] : 0, T, &t->create_b,\n"
     "\t\t\t\t  &t->join_b);\n"
     "\t\t\tif (t->join_b < t->create_b)\n"
     "\t\t\t\tt->join_b = t->create_b;\n"
@@ -669,11 +678,11 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			n += emitted[b] && !seq_member(seq_head, b);
 		}
 		fprintf(f,
-			"\t{%.17g, %.17g, %d, %.17g, %.17g, %d, %d, "
-			"gt_shares%u, %u, gt_hot%u, %u},\n",
+			"\t{%.17g, %.17g, %d, %.17g, %.17g, %.17g, %.17g, %d, "
+			"%d, gt_shares%u, %u, gt_hot%u, %u},\n",
 			g[i].alpha, g[i].beta, g[i].parent, g[i].create_at,
-			g[i].join_at, g[i].serial, g[i].even, i, g[i].nshares,
-			i, n);
+			g[i].join_at, g[i].create_t, g[i].join_t, g[i].serial,
+			g[i].even, i, g[i].nshares, i, n);
 	}
 	fprintf(f, "};\n\n");
 }
@@ -3149,7 +3158,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"\tunsigned nalso;\n"
 		"\tuint64_t chunk; /* runs a call at most (0: any) */\n};\n"
 		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
-		"\tdouble create_at, join_at;\n\tint serial, even;\n"
+		"\tdouble create_at, join_at; /* at T = 0 */\n"
+		"\tdouble create_t, join_t; /* per unit of T */\n"
+		"\tint serial, even;\n"
 		"\tconst double *shares;\n\tunsigned nshares;\n"
 		"\tconst struct gt_hot *hot;\n\tunsigned nhot;\n};\n\n"
 		"#define GT_NGROUPS %u\n#define GT_NBLOCKS %u\n\n",

@@ -703,20 +703,23 @@ static int cmp_span(const void *a, const void *b)
  * in some profile one thread creates two or more of them, and in every
  * profile each is created after all those its creator made before it
  * were joined (strictly: a parent that ran no block between two
- * creations may have started both).  Then *@c and *@j are the mean
- * relative points, over the creators, of the first creation and the
- * last join.  0: not serial, 1: serial, -1: out of memory.
+ * creations may have started both).  Then, for each of the *@np profiles
+ * with such creators, @x holds its thread parameter and @c and @j the
+ * mean relative points, over its creators, of the first creation and
+ * the last join (each array room for m->nprof).  0: not serial, 1:
+ * serial, -1: out of memory.
  */
-static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *c,
-			double *j)
+static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
+			double *c, double *j, uint32_t *np)
 {
-	double cs = 0, js = 0;
-	uint32_t ncreators = 0, pairs = 0;
+	uint32_t pairs = 0;
 
+	*np = 0;
 	for (uint32_t p = 0; p < m->nprof; p++) {
 		const struct profile *pr = &m->prof[p];
 		struct span *v = malloc((pr->nth ? pr->nth : 1) * sizeof(*v));
-		uint32_t n = 0, first = 0;
+		uint32_t n = 0, first = 0, ncreators = 0;
+		double cs = 0, js = 0;
 
 		if (!v)
 			return -1;
@@ -751,12 +754,33 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *c,
 			first = i;
 		}
 		free(v);
+		if (ncreators) {
+			x[*np] = pr->threads;
+			c[*np] = cs / ncreators;
+			j[*np] = js / ncreators;
+			++*np;
+		}
 	}
-	if (!pairs)
-		return 0;
-	*c = cs / ncreators;
-	*j = js / ncreators;
-	return 1;
+	return pairs ? 1 : 0;
+}
+
+/*
+ * Group @g's creation and join points as linear functions of T, fitted
+ * over the @n profiles (thread parameters @x) whose mean points were @c
+ * and @j: a program whose parent creates its workers later as T grows
+ * keeps that at another T.  None: created at the parent's start, joined
+ * at its end.
+ */
+static void fit_points(struct dbtp_gt_group *g, const double *x,
+		       const double *c, const double *j, uint32_t n)
+{
+	if (!n) {
+		g->create_at = g->create_t = g->join_t = 0;
+		g->join_at = 1;
+		return;
+	}
+	dbtp_gt_fit(x, c, n, 0, &g->create_t, &g->create_at);
+	dbtp_gt_fit(x, j, n, 0, &g->join_t, &g->join_at);
 }
 
 static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
@@ -765,11 +789,11 @@ static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 	struct dbtp_gt_group *g = &m->grp[gi];
 	double *x = calloc(m->nprof + 1, sizeof(double));
 	double *y = calloc(m->nprof + 1, sizeof(double));
-	double csum = 0, jsum = 0;
-	uint32_t n = 0, nc = 0, big = 0, pvote = UINT32_MAX;
+	double *yj = calloc(m->nprof + 1, sizeof(double));
+	uint32_t n = 0, big = 0, pvote = UINT32_MAX;
 	uint32_t *votes = calloc(m->ngrp, sizeof(*votes));
 
-	if (!x || !y || !votes)
+	if (!x || !y || !yj || !votes)
 		goto nomem;
 	for (uint32_t p = 0; p < m->nprof; p++) {
 		x[p] = m->prof[p].threads;
@@ -818,9 +842,13 @@ static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 			j++;
 		}
 	}
-	/* Thread activity: parent group by vote, mean relative points. */
+	/* Thread activity: parent group by vote; each profile's mean
+	 * relative points, fitted in T. */
+	n = 0;
 	for (uint32_t p = 0; p < m->nprof; p++) {
 		const struct profile *pr = &m->prof[p];
+		double csum = 0, jsum = 0;
+		uint32_t nc = 0;
 
 		for (uint32_t i = 1; i < pr->nth; i++) {
 			const struct pthread_rec *tr = &pr->th[i];
@@ -838,29 +866,34 @@ static int fit_group(dbtp_gt_model *m, uint32_t gi, const uint32_t *sig,
 				nc++;
 			}
 		}
+		if (nc) {
+			x[n] = pr->threads;
+			y[n] = csum / nc;
+			yj[n++] = jsum / nc;
+		}
 	}
+	fit_points(g, x, y, yj, n);
 	for (uint32_t k = 0; k < m->ngrp; k++)
 		if (votes[k] &&
 		    (pvote == UINT32_MAX || votes[k] > votes[pvote]))
 			pvote = k;
 	g->parent = pvote == UINT32_MAX ? -1 : (int32_t)pvote;
-	g->create_at = nc ? csum / nc : 0;
-	g->join_at = nc ? jsum / nc : 1;
-	switch (serial_group(m, gi, &csum, &jsum)) {
+	switch (serial_group(m, gi, x, y, yj, &n)) {
 	case -1:
 		goto nomem;
 	case 1:
 		g->serial = 1;
-		g->create_at = csum;
-		g->join_at = jsum;
+		fit_points(g, x, y, yj, n);
 	}
 	free(x);
 	free(y);
+	free(yj);
 	free(votes);
 	return 0;
 nomem:
 	free(x);
 	free(y);
+	free(yj);
 	free(votes);
 	return -1;
 }
@@ -964,8 +997,9 @@ int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err)
 		if (gr->parent < 0 || q == (int32_t)g || steps > m->ngrp) {
 			gr->parent = 0;
 			if (q == (int32_t)g || steps > m->ngrp) {
-				gr->create_at = 0;
+				gr->create_at = gr->create_t = 0;
 				gr->join_at = 1;
+				gr->join_t = 0;
 				gr->serial = 0;
 			}
 		}
@@ -1077,6 +1111,22 @@ uint64_t dbtp_gt_size(const struct dbtp_gt_group *g, double threads)
 	double s = rnd(g->alpha * threads + g->beta);
 
 	return s > 0 ? (uint64_t)s : 0;
+}
+
+/* @x within [0, 1] (0 if not a number). */
+static double unit(double x)
+{
+	return x > 1 ? 1 : x > 0 ? x : 0;
+}
+
+void dbtp_gt_group_points(const struct dbtp_gt_group *g, double threads,
+			  double *create, double *join)
+{
+	double c = unit(g->create_t * threads + g->create_at);
+	double j = unit(g->join_t * threads + g->join_at);
+
+	*create = c;
+	*join = j > c ? j : c;
 }
 
 /* Cumulative share of the first @x (0..1) of the group's threads. */

@@ -258,6 +258,8 @@ eq "threads sizes" "0 1 0 1 0 1" "$(jq -r '[.groups[] | .alpha, .beta] | join(" 
 eq "threads parents" "-1 0 0" "$(jq -r '[.groups[].parent] | join(" ")' <<<"$j")"
 # (the workers' numbers follow which ran first: compare the set)
 eq "threads created at (x 1000)" "167 500" "$(jq -r '[.groups[1:][] | .create_at * 1000 | round] | sort | join(" ")' <<<"$j")"
+# (one profile: points that do not move with T)
+eq "threads points' slopes" "0 0 0 0" "$(jq -r '[.groups[1:][] | .create_t, .join_t] | join(" ")' <<<"$j")"
 out=$("$T/threads")
 contains "threads run" "3 threads, 150009 block executions, scale 1" "$out"
 # The driver's set-up fills and copies its buffers without memset and
@@ -374,8 +376,13 @@ EOF
 threads124 "$CC" ser "$T/ser.c"
 j=$("$DBTPROF" gentest --json -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")
 eq "ser workers" "1 0 1 2 4 true" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[], .serial] | join(" ")' <<<"$j")"
-contains "ser summary" "created by group 0 from 0." \
-	"$("$DBTPROF" gentest -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")"
+# The first creation comes earlier as T grows (at 1/(T+1) of main's
+# loop), the last join later (T/(T+1)): the points' fits in T say so.
+eq "ser points move with T" "true true" "$(jq -r '.groups[1] | "\(.create_t < 0) \(.join_t > 0)"' <<<"$j")"
+sum=$("$DBTPROF" gentest -o "$T/sert.c" "$T/ser1.trace:1" "$T/ser2.trace:2" "$T/ser4.trace:4")
+contains "ser summary" "created by group 0 from 0." "$sum"
+eq "ser summary: points in T" 1 \
+	"$(grep -cE 'created by group 0 from 0\.[0-9]{3}-[0-9.e-]+\*T, joined one after another by 0\.[0-9]{3}\+[0-9.e-]+\*T' <<<"$sum")"
 $CC $CFLAGS_GT "$T/sert.c" -o "$T/sert"
 "$DBTPROF" record -q -m blocks -o "$T/sert.trace" -- "$T/sert" --threads 8 --quiet
 eq "ser generated: 8 workers one after another" "8 true" \

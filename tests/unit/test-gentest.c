@@ -4,7 +4,8 @@
  * squares fit; thread groups, their sizes alpha*T + beta and per-group
  * hotness theta*m + delta on synthetic profiles with known values (a main
  * thread, T workers, one I/O thread, at T = 1, 2 and 4); even and uneven
- * distributions; creation points; rejected inputs; and a table of tricky
+ * distributions; creation and join points, a*T + b, and the generated
+ * program's at its --threads; rejected inputs; and a table of tricky
  * instructions (memory forms, rep strings, push/pop, call/ret, div, cpuid,
  * syscall, SSE, AVX, privileged ones) with their expected outcome, emitted
  * as a program that is compiled (warnings are errors) and run to show each
@@ -326,28 +327,156 @@ static void write_serial(const char *path, unsigned T)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
-/* Workers one after another: serial, from the first creation (main's
- * 10th block of 10 + 10 T) to the last join (its wait's return after its
- * 10 T + 5th), averaged over T = 1, 2, 4; write_profile()'s workers run at
- * once. */
+/*
+ * Workers one after another: serial, from the first creation (main's
+ * 10th block of 10 + 10 T: 1/2, 1/3, 1/5 at T = 1, 2, 4) to the last join
+ * (its wait's return after its 10 T + 5th: 3/4, 5/6, 9/10), fitted in T.
+ * Least squares over x = 1, 2, 4 (mean 7/3, sum of (x - 7/3)^2 = 42/9):
+ * the creation's slope is the sum of (x - 7/3) y, -4/9, over 42/9 =
+ * -2/21, its intercept the mean y, 31/90, less -2/21 * 7/3: 17/30; the
+ * join's slope (2/9) / (42/9) = 1/21, its intercept 149/180 - 1/9 =
+ * 43/60.  At T = 8 the creation, 17/30 - 16/21 < 0, is 0 and the join,
+ * 43/60 + 8/21 > 1, is 1.  write_profile()'s workers run at once.
+ */
 static void test_serial(void)
 {
 	dbtp_gt_model *m = model124("s", write_serial);
 	const struct dbtp_gt_group *g = group_at(m, 0x402000);
+	double c, j;
 
 	CHECK(g != NULL);
 	if (g) {
 		CHECK(g->alpha == 1 && g->beta == 0);
 		CHECK(g->serial);
-		CHECK_NEAR(g->create_at,
-			   (10.0 / 20 + 10.0 / 30 + 10.0 / 50) / 3);
-		CHECK_NEAR(g->join_at, (15.0 / 20 + 25.0 / 30 + 45.0 / 50) / 3);
+		CHECK_NEAR(g->create_t, -2.0 / 21);
+		CHECK_NEAR(g->create_at, 17.0 / 30);
+		CHECK_NEAR(g->join_t, 1.0 / 21);
+		CHECK_NEAR(g->join_at, 43.0 / 60);
+		dbtp_gt_group_points(g, 8, &c, &j);
+		CHECK(c == 0 && j == 1);
 		CHECK(!group_at(m, 0x401000)->serial);
 	}
 	dbtp_gt_model_free(m);
 	m = model124("w", write_profile);
 	g = group_at(m, 0x402000);
 	CHECK(g && !g->serial);
+	dbtp_gt_model_free(m);
+}
+
+/*
+ * Points that move with T: main runs A 20 times, creates its T workers
+ * (W 10 times each) after 2 + 2 @at of them and waits for each, as
+ * pthread_join does, after 18 - @at: at 0.1 + 0.1 @at and 0.9 - 0.05 @at
+ * of its run.  write_points() has @at = T.
+ */
+static void write_points_at(const char *path, unsigned T, unsigned at)
+{
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	uint32_t a, wk;
+
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+	exec_n(w, 0, a, 2 + 2 * at);
+	for (unsigned i = 1; i <= T; i++)
+		clone_ret(w, 0, i);
+	for (unsigned i = 1; i <= T; i++) {
+		exec_n(w, i, wk, 10);
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+	}
+	exec_n(w, 0, a, 16 - 3 * at);
+	for (unsigned i = 1; i <= T; i++)
+		futex(w, 0, 0x109, 1000 + i);
+	exec_n(w, 0, a, 2 + at);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
+static void write_points(const char *path, unsigned T)
+{
+	write_points_at(path, T, T);
+}
+
+/*
+ * Creation and join points fitted in T.  At T = 1, 2, 4 the workers are
+ * created at 4/20, 6/20, 10/20 and joined at 17/20, 16/20, 14/20 of
+ * main's run: on the lines 0.1 + 0.1 T and 0.9 - 0.05 T exactly (the mean
+ * over all workers, 2.8 / 7 = 0.4 at any T, is what they were before).
+ * At T = 3 that is 0.4 and 0.75; at T = 8, 0.9 and 0.5, the join raised
+ * to the creation; at T = 10 the creation, 1.1, is 1 and the join with
+ * it.  One profile, or two at one T: slopes 0, the mean of the profiles'
+ * means.
+ */
+static void test_points(void)
+{
+	dbtp_gt_model *m = model124("p", write_points);
+	const struct dbtp_gt_group *g = group_at(m, 0x402000);
+	struct dbtp_gt_group h = {0};
+	char p[2][64];
+	const char *paths[2] = {p[0], p[1]};
+	double T[2] = {2, 2}, c, j;
+
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(g->alpha == 1 && g->beta == 0);
+		CHECK(!g->serial);
+		CHECK_EQ(g->parent, 0);
+		CHECK_NEAR(g->create_t, 0.1);
+		CHECK_NEAR(g->create_at, 0.1);
+		CHECK_NEAR(g->join_t, -0.05);
+		CHECK_NEAR(g->join_at, 0.9);
+		dbtp_gt_group_points(g, 3, &c, &j);
+		CHECK_NEAR(c, 0.4);
+		CHECK_NEAR(j, 0.75);
+		dbtp_gt_group_points(g, 8, &c, &j);
+		CHECK_NEAR(c, 0.9);
+		CHECK(j == c);
+		dbtp_gt_group_points(g, 10, &c, &j);
+		CHECK(c == 1 && j == 1);
+	}
+	/* the first thread's group: from its start to its end */
+	g = dbtp_gt_model_group(m, 0);
+	CHECK(g->create_at == 0 && g->create_t == 0);
+	CHECK(g->join_at == 1 && g->join_t == 0);
+	dbtp_gt_model_free(m);
+	/* below 0: 0 (creation 0.5 - 0.1 T, join 0.2 + 0.1 T) */
+	h.create_at = 0.5;
+	h.create_t = -0.1;
+	h.join_at = 0.2;
+	h.join_t = 0.1;
+	dbtp_gt_group_points(&h, 6, &c, &j);
+	CHECK(c == 0);
+	CHECK_NEAR(j, 0.8);
+	/* one profile at T = 2: 6/20 and 16/20 */
+	snprintf(p[0], sizeof(p[0]), "%s/p2a.trace", dir);
+	write_points_at(p[0], 2, 2);
+	m = model_of(paths, T, 1);
+	g = group_at(m, 0x402000);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(g->create_t == 0 && g->join_t == 0);
+		CHECK_NEAR(g->create_at, 0.3);
+		CHECK_NEAR(g->join_at, 0.8);
+		dbtp_gt_group_points(g, 8, &c, &j);
+		CHECK_NEAR(c, 0.3);
+		CHECK_NEAR(j, 0.8);
+	}
+	dbtp_gt_model_free(m);
+	/* two at T = 2, with T = 1's and T = 4's points: (4/20 + 10/20) / 2
+	 * and (17/20 + 14/20) / 2 */
+	snprintf(p[0], sizeof(p[0]), "%s/p2b.trace", dir);
+	snprintf(p[1], sizeof(p[1]), "%s/p2c.trace", dir);
+	write_points_at(p[0], 2, 1);
+	write_points_at(p[1], 2, 4);
+	m = model_of(paths, T, 2);
+	g = group_at(m, 0x402000);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK(g->create_t == 0 && g->join_t == 0);
+		CHECK_NEAR(g->create_at, 0.35);
+		CHECK_NEAR(g->join_at, 0.775);
+	}
 	dbtp_gt_model_free(m);
 }
 
@@ -799,6 +928,67 @@ out:
 }
 
 /*
+ * The generated program's creation and join slices at --threads 1, 3, 8
+ * and 10 are dbtp_gt_group_points()'s points there (test_points():
+ * 0.2 and 0.85, 0.4 and 0.75, 0.9 twice, 1 twice) in slices of 65,536,
+ * rounded: 13107 55706, 26214 49152, 58982 58982, 65536 65536, for each
+ * of the T workers.  The program's own gt_plan() runs in a main of the
+ * test's that includes it.
+ */
+static void test_points_program(void)
+{
+	char c[64], x[64], hc[64], cmd[1024], want[512];
+	static const double T[] = {1, 3, 8, 10};
+	dbtp_gt_model *m = model124("q", write_points);
+	const struct dbtp_gt_group *g = group_at(m, 0x402000);
+	struct dbtp_gt_summary sum;
+	size_t n = 0;
+	FILE *f;
+
+	CHECK(g != NULL);
+	snprintf(c, sizeof(c), "%s/points.c", dir);
+	snprintf(hc, sizeof(hc), "%s/points-plan.c", dir);
+	snprintf(x, sizeof(x), "%s/points-plan", dir);
+	if (!g || emit_file(m, c, &sum))
+		goto out;
+	dbtp_gt_summary_free(&sum);
+	f = fopen(hc, "w");
+	CHECK(f != NULL);
+	if (!f)
+		goto out;
+	fprintf(f,
+		"#define main gt_main\n#include \"%s\"\n#undef main\n"
+		"int main(int argc, char **argv)\n{\n"
+		"\tfor (int a = 1; a < argc; a++) {\n"
+		"\t\tgt_plan(strtod(argv[a], NULL));\n"
+		"\t\tfor (size_t c = 0; c < gt_nth; c++)\n"
+		"\t\t\tif (gt_th[c].g)\n"
+		"\t\t\t\tprintf(\"%%u %%u \", gt_th[c].create_b,\n"
+		"\t\t\t\t       gt_th[c].join_b);\n"
+		"\t}\n\treturn 0;\n}\n",
+		c);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(T) / sizeof(*T); i++) {
+		double cp, jp;
+
+		dbtp_gt_group_points(g, T[i], &cp, &jp);
+		for (unsigned k = 0; k < (unsigned)T[i]; k++)
+			n += (size_t)snprintf(
+			    want + n, sizeof(want) - n, "%.0f %.0f ",
+			    nearbyint(cp * 65536), nearbyint(jp * 65536));
+	}
+	CHECK(n < sizeof(want));
+	CHECK(!strncmp(want, "13107 55706 26214 49152 ", 24));
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+		 "test \"$(%s 1 3 8 10)\" = '%s'",
+		 hc, x, x, want);
+	CHECK_EQ(run(cmd), 0);
+out:
+	dbtp_gt_model_free(m);
+}
+
+/*
  * The model of a one-thread x86-64 profile of @n blocks, block i (at
  * 0x401000 + 16 i) @ninsns[i] instructions of @sizes[i] bytes from
  * @code[i], run @runs[i] times; written to @p.
@@ -1214,9 +1404,11 @@ int main(void)
 	test_groups();
 	test_distribution();
 	test_serial();
+	test_points();
 	test_rejects();
 	test_tricky();
 	test_sequence_copies();
+	test_points_program();
 	test_closing();
 	test_stack_budget();
 	test_stack_resets();
