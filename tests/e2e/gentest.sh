@@ -295,6 +295,32 @@ eq "cap 0" "0" "$("$T/threads" --counts --cap 0 | awk '{ s += $3 } END { print s
 eq "cap 5 measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/capped.plan" | sort)" \
 	"$(measured "$T/capped.gen.trace" "$T/threads")"
 eq "bad cap" 2 "$(status "$T/threads" --cap -1)"
+# --only: only the entries that run a block picked, each as often as
+# without it (the loop guest: a block an entry); what the threads program
+# runs with the lower half of its blocks picked, measured under QEMU,
+# equals its plan.
+k=$(sort -k3,3n "$T/loop.plan" | tail -1 | sed 's/^gt_b\([0-9]*\)_body.*/\1/')
+eq "only K" "$(awk -v b="gt_b${k}_body" '{ print $1, ($1 == b ? $3 : 0) }' "$T/loop.plan")" \
+	"$("$T/loop" --counts --only "$k" | awk '{ print $1, $3 }')"
+eq "only all" "$(cat "$T/loop.plan")" "$("$T/loop" --counts --only 0-4294967295)"
+mid=$(awk '$3 > 0 { sub(/^gt_b/, "", $1); sub(/_body$/, "", $1); print $1 }' "$T/threads.plan" |
+	sort -n | awk '{ a[NR] = $1 } END { print a[int(NR / 2)] }')
+"$T/threads" --counts --only "0-$mid,$((mid + 100000))" >"$T/only.plan"
+# (every block picked runs, and whatever runs, runs as often as without
+# --only: a sequence's members run together, so some past the half may)
+eq "only picks" "" "$(awk -v m="$mid" 'NR == FNR { if ($3 > 0) on[$1] = 1; next }
+	{ k = $1; sub(/^gt_b/, "", k); sub(/_body$/, "", k) }
+	$3 > 0 && k + 0 <= m && !($1 in on) { print $1 }' "$T/only.plan" "$T/threads.plan")"
+eq "only keeps counts" "" "$(awk '$3 > 0' "$T/only.plan" | sort | comm -23 - <(sort "$T/threads.plan"))"
+eq "only leaves some out" 1 "$(awk 'NR == FNR { if ($3 > 0) n++; next } $3 > 0 { o++ }
+	END { print (o > 0 && o < n) }' "$T/threads.plan" "$T/only.plan")"
+"$DBTPROF" record -q -m blocks -o "$T/only.gen.trace" -- "$T/threads" --only "0-$mid" >/dev/null
+eq "only measured = plan" "$(awk '$3 > 0 { print $1, $3 }' "$T/only.plan" | sort)" \
+	"$(measured "$T/only.gen.trace" "$T/threads")"
+for bad in x 5- 1, ,1 1-x ""; do
+	eq "bad only '$bad'" 2 "$(status "$T/threads" --only "$bad")"
+done
+eq "only without a list" 2 "$(status "$T/threads" --only)"
 eq "calibrate" 0 "$(status "$T/threads" --calibrate 0.01 --quiet)"
 eq "bad scale" 2 "$(status "$T/threads" --scale 0.5)"
 
