@@ -297,6 +297,21 @@ static void futex(dbtp_writer *w, uint32_t th, uint64_t op, uint64_t val)
 	CHECK(!dbtp_writer_sysret(w, th, 202, 0, &err));
 }
 
+/* A blocks-mode x86-64 trace at @path with main's block A (0x401000) in
+ * *@a and the workers' W (0x402000) in *@wk. */
+static dbtp_writer *open_main_worker(const char *path, uint32_t *a,
+				     uint32_t *wk)
+{
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	*a = add_block(w, 0x401000);
+	*wk = add_block(w, 0x402000);
+	return w;
+}
+
 /* Main runs A 10 times, then T times: creates a worker (which runs W 20
  * times and exits), runs A twice, wakes a futex with the worker's tid for
  * its value (not a join), runs A 3 times, waits for the worker's tid as
@@ -305,14 +320,10 @@ static void futex(dbtp_writer *w, uint32_t th, uint64_t op, uint64_t val)
  * main's one chunk. */
 static void write_serial(const char *path, unsigned T)
 {
-	dbtp_writer *w = NULL;
 	dbtp_err err = {0};
 	uint32_t a, wk;
+	dbtp_writer *w = open_main_worker(path, &a, &wk);
 
-	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
-				&err));
-	a = add_block(w, 0x401000);
-	wk = add_block(w, 0x402000);
 	exec_n(w, 0, a, 10);
 	for (unsigned i = 1; i <= T; i++) {
 		clone_ret(w, 0, i);
@@ -371,14 +382,10 @@ static void test_serial(void)
  */
 static void write_points_at(const char *path, unsigned T, unsigned at)
 {
-	dbtp_writer *w = NULL;
 	dbtp_err err = {0};
 	uint32_t a, wk;
+	dbtp_writer *w = open_main_worker(path, &a, &wk);
 
-	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
-				&err));
-	a = add_block(w, 0x401000);
-	wk = add_block(w, 0x402000);
 	exec_n(w, 0, a, 2 + 2 * at);
 	for (unsigned i = 1; i <= T; i++)
 		clone_ret(w, 0, i);
