@@ -303,6 +303,11 @@ k=$(sort -k3,3n "$T/loop.plan" | tail -1 | sed 's/^gt_b\([0-9]*\)_body.*/\1/')
 eq "only K" "$(awk -v b="gt_b${k}_body" '{ print $1, ($1 == b ? $3 : 0) }' "$T/loop.plan")" \
 	"$("$T/loop" --counts --only "$k" | awk '{ print $1, $3 }')"
 eq "only all" "$(cat "$T/loop.plan")" "$("$T/loop" --counts --only 0-4294967295)"
+k2=$(sort -k3,3n "$T/loop.plan" | tail -2 | head -1 | sed 's/^gt_b\([0-9]*\)_body.*/\1/')
+"$T/loop" --counts --only "$k2" --only "$k" >"$T/only2.plan"
+eq "only twice: both" "$(printf 'gt_b%s_body\n' "$k" "$k2" | sort | paste -sd' ')" "$(awk -v a="gt_b${k}_body" -v b="gt_b${k2}_body" \
+	'$3 > 0 && ($1 == a || $1 == b) { print $1 }' "$T/only2.plan" | sort | paste -sd' ')"
+eq "only twice = one list" "$("$T/loop" --counts --only "$k2,$k")" "$(cat "$T/only2.plan")"
 mid=$(awk '$3 > 0 { sub(/^gt_b/, "", $1); sub(/_body$/, "", $1); print $1 }' "$T/threads.plan" |
 	sort -n | awk '{ a[NR] = $1 } END { print a[int(NR / 2)] }')
 "$T/threads" --counts --only "0-$mid,$((mid + 100000))" >"$T/only.plan"
