@@ -1704,6 +1704,9 @@ _Static_assert(DBTP_GT_RAND % 131072 == 0 &&
 		   65536 + DBTP_GT_A64_RAND <= DBTP_GT_RAND_SIZE,
 	       "the AArch64 random bytes' window (emit-a64.c)");
 
+_Static_assert(DBTP_GT_JT_PADS < 8,
+	       "pads within 8 aligned bytes (put_indirect())");
+
 /* Where table @t of branch targets sits in the buffer. */
 static unsigned jt_at(uint32_t t)
 {
@@ -1760,6 +1763,12 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
 		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
 		sg->name[0], jt_at(t));
+	/* the pads and the next instruction on one page: QEMU ends a block
+	 * before an instruction on another page than the block's first, so
+	 * a pad before a page boundary would start two blocks (the fill
+	 * after the branch never runs) */
+	if (pads)
+		fputs("\t.p2align 3\n", f);
 	for (unsigned i = pads; i-- > 0;) {
 		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
 		fprintf(f, "%s:\n\tnop\n", pad[i]);

@@ -611,6 +611,18 @@ jq -e '.mispredict_indirect_blocks >= 2' >/dev/null <<<"$j" || fail "switch: exp
 checks=$((checks + 1))
 eq "switch: pads per copy" "1 4" "$(sed 's/^\t"//; s/\\n"$//' "$T/sw_rnd.c" |
 	awk -F'[_:]' '/^gt_t[0-9]+_[0-9]+:$/ { n[$2]++ } END { for (i in n) print n[i] }' | sort -un | paste -sd' ')"
+# (each copy's pads and the instruction they lead to on one page, or QEMU
+# would start a second block at the page a pad run crosses)
+eq "switch: pads on one page" 0 "$(nm "$T/sw_rnd" | awk '
+	function hex(s,  v, i) {
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); a = hex($1)
+		if (!(p[2] in lo) || a < lo[p[2]]) lo[p[2]] = a
+		if (!(p[2] in hi) || a > hi[p[2]]) hi[p[2]] = a }
+	END { for (i in lo) n += int(lo[i] / 4096) != int((hi[i] + 1) / 4096); print n + 0 }')"
 # 400,000 iterations in 100 slices (the program built so): a call of a
 # random function runs more than 256 passes (one call a slice), over
 # several windows of random bytes, the counts still exact.
