@@ -78,6 +78,13 @@ static const char usage_text[] =
     "                          original's went to another page (QEMU\n"
     "                          chains a block only to one on its page and\n"
     "                          looks the others up)\n"
+    "      --no-chains         run every block by its own entry; by\n"
+    "                          default a block whose direct jump or call\n"
+    "                          goes to a block that runs at least as\n"
+    "                          often runs, as often as it does, with a\n"
+    "                          copy of that block after it (Valgrind\n"
+    "                          follows the jump into one superblock, as\n"
+    "                          in the original; QEMU chains the two)\n"
     "      --no-misses         leave the L1 data cache misses out; by\n"
     "                          default (profiles recorded with -m mem) a\n"
     "                          block whose accesses missed a\n"
@@ -334,6 +341,9 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
 	printf("blocks whose branch leaves the page: %u\n", s->cross_page);
+	printf("chains (a jump or call, then a copy of its target): %u, "
+	       "%.2f%% of block executions\n",
+	       s->chains, s->execs ? 100 * s->execs_chained / s->execs : 0);
 	printf("floating-point instructions at T=%g: %s%s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->dyn_fp, n1),
 	       s->fp_exact ? ", each after a reset of the status flags" : "");
@@ -413,6 +423,9 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
 	json_u64(&j, "cross_page_blocks", s->cross_page);
+	json_u64(&j, "chains", s->chains);
+	json_u64(&j, "chained_executions", (uint64_t)s->execs_chained);
+	json_u64(&j, "block_executions", (uint64_t)s->execs);
 	json_u64(&j, "fp_instructions", (uint64_t)s->dyn_fp);
 	json_bool(&j, "fp_exact", s->fp_exact);
 	json_bool(&j, "memory_accesses", dbtp_gt_model_mem(m));
@@ -990,6 +1003,8 @@ int cmd_gentest(int argc, char **argv)
 		O_NO_MISPREDICT,
 		O_CROSS_PAGE,
 		O_NO_CROSS_PAGE,
+		O_CHAINS,
+		O_NO_CHAINS,
 		O_MISSES,
 		O_NO_MISSES,
 		O_UNALIGNED,
@@ -1009,6 +1024,8 @@ int cmd_gentest(int argc, char **argv)
 	    {"no-mispredict", no_argument, NULL, O_NO_MISPREDICT},
 	    {"cross-page", no_argument, NULL, O_CROSS_PAGE},
 	    {"no-cross-page", no_argument, NULL, O_NO_CROSS_PAGE},
+	    {"chains", no_argument, NULL, O_CHAINS},
+	    {"no-chains", no_argument, NULL, O_NO_CHAINS},
 	    {"misses", no_argument, NULL, O_MISSES},
 	    {"no-misses", no_argument, NULL, O_NO_MISSES},
 	    {"unaligned", no_argument, NULL, O_UNALIGNED},
@@ -1033,6 +1050,7 @@ int cmd_gentest(int argc, char **argv)
 	eo.seed = 1;
 	eo.mispredict = 1;
 	eo.cross_page = 1;
+	eo.chains = 1;
 	eo.misses = 1;
 	eo.unaligned = 1;
 	opterr = 0;
@@ -1055,6 +1073,10 @@ int cmd_gentest(int argc, char **argv)
 		case O_CROSS_PAGE:
 		case O_NO_CROSS_PAGE:
 			eo.cross_page = c == O_CROSS_PAGE;
+			break;
+		case O_CHAINS:
+		case O_NO_CHAINS:
+			eo.chains = c == O_CHAINS;
 			break;
 		case O_MISSES:
 		case O_NO_MISSES:

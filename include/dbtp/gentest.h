@@ -527,7 +527,8 @@ struct dbtp_gt_emit_opts {
 	int naive;
 	int mispredict;
 	int cross_page;
-	int misses;    /* reproduce the profiles' L1 misses (put_walks()) */
+	int chains; /* a jump's or call's target run after it (plan_chains()) */
+	int misses; /* reproduce the profiles' L1 misses (put_walks()) */
 	int unaligned; /* and unaligned accesses (put_unaligned()) */
 	int fp_exact;
 	unsigned unroll;
@@ -562,6 +563,11 @@ struct dbtp_gt_summary {
 	 * if it is one */
 	uint32_t cross_page;
 	uint8_t *crossing;
+	/* chains (@chains of struct dbtp_gt_emit_opts): how many, and at the
+	 * largest thread parameter the block executions in them (each P's
+	 * and its copy of X's) of all the emitted blocks' */
+	uint32_t chains;
+	double execs_chained, execs;
 	/* blocks with operands that walk (@misses of struct
 	 * dbtp_gt_emit_opts), per model block its walking operands an
 	 * execution (over its copies), and the L1 misses at the largest

@@ -24,6 +24,7 @@
 #include "dbtp/disasm.h"
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
+#include "util/u64map.h"
 
 /* The second text section of page crossings (put_cross()): switching to
  * it, and the page boundary it starts and ends on (emit_shared_x86(),
@@ -650,6 +651,18 @@ static const char driver[] =
     "}\n";
 
 /*
+ * Rows: the emitter's per-block arrays have a row per model block and,
+ * after them, row nb + X for the second copy of block X that a chain runs
+ * after its jump or call (plan_chains()).  The model block of row @k.
+ */
+static const struct dbtp_gt_block *blk(const dbtp_gt_model *m, uint32_t k)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+
+	return dbtp_gt_model_block(m, k < nb ? k : k - nb);
+}
+
+/*
  * Sequences (plan_sequences()): @seq_head[b] is the first member of b's
  * sequence, @seq_next[b] the next member (UINT32_MAX: none).
  */
@@ -680,13 +693,15 @@ static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 
 /*
  * The groups' tables.  A sequence runs by its first member's entry, which
- * lists the others.
+ * lists the others.  A chain's block X runs its count less its P's
+ * (@sub, plan_chains()).
  */
 static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			      const struct dbtp_gt_group *g, uint32_t ng,
 			      const uint8_t *emitted, const uint32_t *slot_of,
 			      const uint32_t *seq_head,
-			      const uint32_t *seq_next, const uint64_t *chunk)
+			      const uint32_t *seq_next, const uint64_t *chunk,
+			      const double *sub)
 {
 	for (uint32_t i = 0; i < ng; i++) {
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
@@ -709,8 +724,9 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				continue;
 			n = seq_rest(seq_next, b);
 			fprintf(f, "\t{gt_b%u, %u, %d, %.17g, %.17g, ", b,
-				slot_of[b], dbtp_gt_model_block(m, b)->loader,
-				g[i].hot[k].theta, g[i].hot[k].delta);
+				slot_of[b], blk(m, b)->loader,
+				g[i].hot[k].theta - sub[2 * b],
+				g[i].hot[k].delta - sub[2 * b + 1]);
 			if (n)
 				fprintf(f, "gt_also%u_%u, %u, ", i, b, n);
 			else
@@ -1158,18 +1174,23 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 		fputs(GT_FAR_ALIGN, f);
 }
 
-/* The label of copy @j of block @k: where a DBT's block counter counts
- * its executions. */
-static void put_label(FILE *t, uint32_t k, unsigned j, int def)
+/* The label of copy @j of row @k (of @nb model blocks): where a DBT's
+ * block counter counts its executions; a chain's copy of block X (row
+ * nb + X) is gt_b<X>_v<j>. */
+static void put_label(FILE *t, uint32_t nb, uint32_t k, unsigned j, int def)
 {
-	if (def && j)
-		fprintf(t, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", k, j, k, j);
-	else if (def)
-		fprintf(t, "\t.globl gt_b%u_body\ngt_b%u_body:\n", k, k);
+	char name[48];
+
+	if (k >= nb)
+		snprintf(name, sizeof(name), "gt_b%u_v%u", k - nb, j);
 	else if (j)
-		fprintf(t, "gt_b%u_c%u", k, j);
+		snprintf(name, sizeof(name), "gt_b%u_c%u", k, j);
 	else
-		fprintf(t, "gt_b%u_body", k);
+		snprintf(name, sizeof(name), "gt_b%u_body", k);
+	if (def)
+		fprintf(t, "\t.globl %s\n%s:\n", name, name);
+	else
+		fputs(name, t);
 }
 
 /*
@@ -1283,7 +1304,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
 				wg->name[2], wa->slot);
 		fputs("\tjmp ", f);
-		put_label(f, id, j, 0);
+		put_label(f, UINT32_MAX, id, j, 0);
 		fputc('\n', f);
 	}
 	fprintf(f,
@@ -1360,8 +1381,7 @@ static int naive_group(const dbtp_gt_model *m,
 		return dbtp_err_set(err, ENOMEM, "out of memory");
 	}
 	for (uint32_t i = 0; i < nb; i++)
-		insns += (double)dbtp_gt_model_block(m, i)->count *
-			 dbtp_gt_model_block(m, i)->ninsns;
+		insns += (double)blk(m, i)->count * blk(m, i)->ninsns;
 	insns /= dbtp_gt_model_nprofiles(m);
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t b;
@@ -1371,8 +1391,7 @@ static int naive_group(const dbtp_gt_model *m,
 		while (taken[b]);
 		taken[b] = 1;
 		g->hot[i].block = b;
-		g->hot[i].theta =
-		    nearbyint(insns / k / dbtp_gt_model_block(m, b)->ninsns);
+		g->hot[i].theta = nearbyint(insns / k / blk(m, b)->ninsns);
 	}
 	g->nhot = k;
 	g->alpha = 0;
@@ -1419,6 +1438,9 @@ struct rewritten {
 	 * (put_walks()), or 0 */
 	double walk;
 	int far; /* a head whose function walks far (plan_far()) */
+	/* chains (plan_chains()): in block P's row the block X it runs
+	 * before a copy of X, in X's row P; else UINT32_MAX */
+	uint32_t chain_to, chain_from;
 };
 
 static void free_texts(char **body, char *slots)
@@ -1436,7 +1458,9 @@ static void free_texts(char **body, char *slots)
  * one translation per block, as in the original program, where a function
  * per block made four or five.  Only blocks that could be rewritten take
  * part; with @pre the plan is made before the copies are chosen, after,
- * only blocks with the same number of copies share a sequence.
+ * only blocks with the same number of copies share a sequence.  A chain
+ * (plan_chains()) is a sequence of its own: P, then row nb + X.  Rows
+ * 2 * @nb in @seq_head and @seq_next.
  */
 static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			  uint32_t ng, const struct rewritten *rd, int pre,
@@ -1454,7 +1478,7 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		free(key);
 		return dbtp_err_set(err, ENOMEM, "out of memory");
 	}
-	for (uint32_t b = 0; b < nb; b++)
+	for (uint32_t b = 0; b < 2 * nb; b++)
 		seq_head[b] = seq_next[b] = UINT32_MAX;
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < g[i].nhot; k++)
@@ -1466,11 +1490,13 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
 			const struct dbtp_gt_hot *h = &g[i].hot[k];
 			double u = pre ? 0 : rd[h->block].u,
-			       ld = dbtp_gt_model_block(m, h->block)->loader;
+			       ld = blk(m, h->block)->loader;
 			uint32_t c;
 
 			if (!rd[h->block].ok || rd[h->block].loop ||
-			    groups[h->block] != 1)
+			    groups[h->block] != 1 ||
+			    rd[h->block].chain_to != UINT32_MAX ||
+			    rd[h->block].chain_from != UINT32_MAX)
 				continue;
 			for (c = 0; c < n; c++)
 				if (key[4 * c] == h->theta &&
@@ -1494,10 +1520,117 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			if (seq_head[tail[c]] == tail[c])
 				seq_head[tail[c]] = UINT32_MAX; /* alone */
 	}
+	for (uint32_t b = 0; b < nb; b++) {
+		uint32_t v = nb + rd[b].chain_to;
+
+		if (rd[b].chain_to == UINT32_MAX)
+			continue;
+		seq_head[b] = seq_head[v] = b;
+		seq_next[b] = v;
+	}
 	free(groups);
 	free(tail);
 	free(key);
 	return 0;
+}
+
+/* A block P that may start a chain, and its count (plan_chains()). */
+struct chain_cand {
+	uint64_t count;
+	uint32_t b;
+};
+
+/* Hotter first, then by block. */
+static int by_count(const void *x, const void *y)
+{
+	const struct chain_cand *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/*
+ * Chains: a block P whose last instruction is a direct jump or call to a
+ * block X runs, as often as its entry says, in a function with a second
+ * copy of X after it (row nb + X), where the jump or call lands; X's own
+ * entry runs the rest of X's count (@sub[2X], @sub[2X + 1]: P's theta and
+ * delta, taken off X's).  The DBTs then see the original's pair: QEMU two
+ * translated blocks with a direct jump between them, Valgrind one
+ * superblock, as it follows a direct jump or call into its target, where
+ * X alone made a superblock a pass (bench/RESULTS.md).  P and X rewritten,
+ * neither a self-loop, both in one group and no other, both in the
+ * dynamic loader or neither; X's count model at least P's at every thread
+ * count (theta and theta + delta at least P's); P running at least @min
+ * times in the profiles.  X goes with the hottest such P; a block is in
+ * one chain at most, as P or as X.
+ */
+static int plan_chains(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
+		       uint32_t ng, struct rewritten *rd, uint64_t min,
+		       double *sub, dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m), n1 = nb ? nb : 1, nc = 0;
+	uint32_t *grp = malloc(n1 * sizeof(*grp)); /* group + 1, UINT32_MAX:
+						      several */
+	const struct dbtp_gt_hot **hot = malloc(n1 * sizeof(*hot));
+	struct chain_cand *c = malloc(n1 * sizeof(*c));
+	struct dbtp_u64map at = {0}; /* address -> block + 1 */
+	int rc = -1;
+
+	if (!grp || !hot || !c)
+		goto out;
+	memset(grp, 0, n1 * sizeof(*grp));
+	for (uint32_t i = 0; i < ng; i++)
+		for (uint32_t k = 0; k < g[i].nhot; k++) {
+			uint32_t b = g[i].hot[k].block;
+
+			grp[b] = grp[b] ? UINT32_MAX : i + 1;
+			hot[b] = &g[i].hot[k];
+		}
+	for (uint32_t b = 0; b < nb; b++) {
+		const struct dbtp_gt_block *bl = blk(m, b);
+		uint64_t *x;
+
+		if (!rd[b].ok || rd[b].loop || !grp[b] || grp[b] == UINT32_MAX)
+			continue;
+		if (!(x = dbtp_u64map_slot(&at, bl->vaddr)))
+			goto out;
+		if (!*x || blk(m, (uint32_t)(*x - 1))->count < bl->count)
+			*x = b + 1;
+		if ((bl->br == DBTP_BR_JUMP ||
+		     (bl->br == DBTP_BR_CALL && !bl->br_ind)) &&
+		    bl->br_target != UINT64_MAX && bl->count >= min)
+			c[nc++] = (struct chain_cand){bl->count, b};
+	}
+	qsort(c, nc, sizeof(*c), by_count);
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t p = c[i].b, x;
+		const uint64_t *to =
+		    dbtp_u64map_find(&at, blk(m, p)->br_target);
+		const struct dbtp_gt_hot *hp = hot[p], *hx;
+
+		if (!to || rd[p].chain_from != UINT32_MAX)
+			continue;
+		x = (uint32_t)(*to - 1);
+		hx = hot[x];
+		if (x == p || grp[x] != grp[p] ||
+		    blk(m, x)->loader != blk(m, p)->loader ||
+		    rd[x].chain_to != UINT32_MAX ||
+		    rd[x].chain_from != UINT32_MAX || hx->theta < hp->theta ||
+		    hx->theta + hx->delta < hp->theta + hp->delta)
+			continue;
+		rd[p].chain_to = x;
+		rd[x].chain_from = p;
+		sub[2 * x] = hp->theta;
+		sub[2 * x + 1] = hp->delta;
+	}
+	rc = 0;
+out:
+	free(grp);
+	free(hot);
+	free(c);
+	dbtp_u64map_free(&at);
+	return rc ? dbtp_err_set(err, ENOMEM, "out of memory") : 0;
 }
 
 /* Block @b's last instruction (as the model classified it): its rd->last,
@@ -1506,7 +1639,7 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 static void last_branch(const dbtp_gt_model *m, uint32_t b,
 			struct rewritten *rd)
 {
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	const struct dbtp_gt_block *bl = blk(m, b);
 
 	rd->last = bl->br;
 	rd->loop = bl->br == DBTP_BR_COND && bl->br_target == bl->vaddr;
@@ -1575,7 +1708,7 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 {
 	static const char *const zf[] = {"je", "jne", "ja", "jbe",
 					 "jg", "jle", NULL};
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	const struct dbtp_gt_block *bl = blk(m, b);
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int ind =
 	    rd->last == DBTP_BR_IND || (rd->last == DBTP_BR_CALL && bl->br_ind);
@@ -1812,7 +1945,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	if (a64 ? lr < 0 : !cg)
 		return 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
+		const struct dbtp_gt_block *bl = blk(m, k);
 		int any = 0,
 		    ind = rd[k].rnd_ind && sg && *njt + u <= DBTP_GT_JT_MAX;
 
@@ -1848,9 +1981,12 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				return -1;
 			any |= r;
 		}
-		sum->mispredict += (uint32_t)any;
-		sum->mispredict_ind += (uint32_t)(any && ind);
-		sum->random[k] = (uint8_t)any;
+		/* (a chain's copy: fold_chains()) */
+		if (k < dbtp_gt_model_nblocks(m)) {
+			sum->mispredict += (uint32_t)any;
+			sum->mispredict_ind += (uint32_t)(any && ind);
+		}
+		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
 		sum->stat[k].helpers += (uint32_t)any * (a64 ? 2 : 1);
 		rnd |= any;
 	}
@@ -1913,7 +2049,7 @@ static int ends_indirect(const dbtp_gt_model *m, const struct rewritten *r,
 			 uint32_t b)
 {
 	return r->last == DBTP_BR_RET || r->last == DBTP_BR_IND ||
-	       (r->last == DBTP_BR_CALL && dbtp_gt_model_block(m, b)->br_ind);
+	       (r->last == DBTP_BR_CALL && blk(m, b)->br_ind);
 }
 
 /*
@@ -1933,8 +2069,7 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 			    const struct dbtp_gt_rw_stats *st, int reset,
 			    uint32_t t, FILE *jt)
 {
-	uint32_t id = last * DBTP_GT_MAX_UNROLL,
-		 n = dbtp_gt_model_block(m, last)->ninsns;
+	uint32_t id = last * DBTP_GT_MAX_UNROLL, n = blk(m, last)->ninsns;
 	const char *cr = counter_reg(st->regs, 0),
 		   *op = r->last == DBTP_BR_RET	   ? "push"
 			 : r->last == DBTP_BR_CALL ? "call"
@@ -1991,8 +2126,7 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 
 	for (unsigned j = 0; j < u; j++)
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-			const struct dbtp_gt_block *bl =
-			    dbtp_gt_model_block(m, k);
+			const struct dbtp_gt_block *bl = blk(m, k);
 			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
 			double x = bl->count
 				       ? (double)bl->crossed / (double)bl->count
@@ -2042,10 +2176,9 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			if (splice(&body[j], (size_t)(at - body[j]), 0, ins))
 				return -1;
 			n++;
-			if (!sum->crossing[k]) {
-				sum->crossing[k] = 1;
+			if (!sum->crossing[k] && k < dbtp_gt_model_nblocks(m))
 				sum->cross_page++;
-			}
+			sum->crossing[k] = 1;
 		}
 	return n;
 }
@@ -2286,7 +2419,7 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 	int all = 0;
 
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, k);
+		const struct dbtp_gt_block *bl = blk(m, k);
 		unsigned total = misalignable(rd[k].body[0]);
 		double x = bl->count ? (double)bl->unaligned / bl->count : 0;
 		int done = 0;
@@ -2308,7 +2441,8 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 			lo += n;
 		}
 		sum->misaligned[k] = (double)done / u;
-		sum->unaligned_blocks += done > 0;
+		sum->unaligned_blocks +=
+		    done > 0 && k < dbtp_gt_model_nblocks(m);
 		all += done;
 	}
 	return all;
@@ -2350,7 +2484,7 @@ static double walk_rate(const struct rewritten *rd,
 /* Block @b's L1 (or, @l2, L2) misses an execution (its profiles'). */
 static double miss_rate(const dbtp_gt_model *m, uint32_t b, int l2)
 {
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	const struct dbtp_gt_block *bl = blk(m, b);
 
 	return bl->count ? (double)(l2 ? bl->l2_misses : bl->l1_misses) /
 			       (double)bl->count
@@ -2399,7 +2533,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			double x = walk_rate(rd, stat, k),
 			       y = miss_rate(m, k, 1),
-			       cnt = (double)dbtp_gt_model_block(m, k)->count;
+			       cnt = (double)blk(m, k)->count;
 
 			f.l1 += cnt * x;
 			f.l2 += cnt * (y < x ? y : x);
@@ -2452,8 +2586,8 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 			unsigned n = copy_share(x, before, per, j);
 			int r =
 			    n ? walk_copy(&body[j], k * DBTP_GT_MAX_UNROLL + j,
-					  dbtp_gt_model_block(m, k)->ninsns, lo,
-					  n, total, w, xr, spill, wa, &stream)
+					  blk(m, k)->ninsns, lo, n, total, w,
+					  xr, spill, wa, &stream)
 			      : 0;
 
 			if (r < 0)
@@ -2463,9 +2597,11 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		}
 		before += x;
 		sum->walks[k] = (double)done / u;
-		sum->walk_blocks += done > 0;
 		sum->far[k] = done > 0 && wa == &far_area;
-		sum->far_blocks += sum->far[k];
+		if (k < dbtp_gt_model_nblocks(m)) { /* else fold_chains() */
+			sum->walk_blocks += done > 0;
+			sum->far_blocks += sum->far[k];
+		}
 		all += done;
 	}
 	return all;
@@ -2507,8 +2643,7 @@ static int walks_in(double x, unsigned u)
 static unsigned block_copies(const dbtp_gt_model *m, uint32_t b, unsigned umax,
 			     uint64_t min)
 {
-	uint64_t per =
-	    dbtp_gt_model_block(m, b)->count / dbtp_gt_model_nprofiles(m);
+	uint64_t per = blk(m, b)->count / dbtp_gt_model_nprofiles(m);
 	unsigned u = umax;
 
 	while (u > 1 && per / u < min)
@@ -2546,7 +2681,7 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
 			      dbtp_disasm *dis, uint32_t last, unsigned u,
 			      unsigned least)
 {
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, last);
+	const struct dbtp_gt_block *bl = blk(m, last);
 	double p = (double)bl->mispredicted / (double)bl->count;
 	unsigned need = least > 4 ? least : 4;
 
@@ -2588,7 +2723,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 
-	for (uint32_t b = 0; b < nb; b++)
+	for (uint32_t b = 0; b < 2 * nb; b++) /* rows */
 		rd[b].u =
 		    rd[b].loop && !a64 &&
 			    !(walks_in(rd[b].walk, umax) && rd[b].walk < 0.5)
@@ -2598,7 +2733,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		return 0;
 	if (plan_sequences(m, g, ng, rd, 1, seq_head, seq_next, err))
 		return -1;
-	for (uint32_t b = 0; b < nb; b++) {
+	for (uint32_t b = 0; b < nb; b++) { /* heads */
 		uint64_t len = 0;
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
@@ -2608,17 +2743,15 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-			len += dbtp_gt_model_block(m, k)->ninsns;
+			len += blk(m, k)->ninsns;
 			if (rd[k].u < u)
 				u = rd[k].u;
 			regs |= stat[k].regs;
 			/* and a stack-pointer reset and a jump after it, at
 			 * most, and a return's pop after a call: as
 			 * text_bytes() counts them in the sequence */
-			bytes +=
-			    text_bytes(rd[k].body[0]) + 2 * 15 +
-			    (dbtp_gt_model_block(m, k)->br == DBTP_BR_CALL ? 5
-									   : 0);
+			bytes += text_bytes(rd[k].body[0]) + 2 * 15 +
+				 (blk(m, k)->br == DBTP_BR_CALL ? 5 : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
 			wx += rd[k].walk;
 			last = k;
@@ -2692,9 +2825,8 @@ static uint8_t *return_pops(const dbtp_gt_model *m,
 		mem[n++] = k;
 	for (size_t i = n * u; i-- > 0;) {
 		const struct dbtp_gt_rw_stats *s = &stat[mem[i % n]];
-		const struct dbtp_gt_block *bl =
-		    dbtp_gt_model_block(m, mem[i % n]);
-		uint64_t next = dbtp_gt_model_block(m, mem[(i + 1) % n])->vaddr;
+		const struct dbtp_gt_block *bl = blk(m, mem[i % n]);
+		uint64_t next = blk(m, mem[(i + 1) % n])->vaddr;
 
 		if (bl->br == DBTP_BR_CALL && (i + 1) % n && hi > 8 &&
 		    !calls(bl, next)) {
@@ -2804,7 +2936,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			unsigned nj = j;
 
 			if (k != b)
-				put_label(t, k, j, 1);
+				put_label(t, dbtp_gt_model_nblocks(m), k, j, 1);
 			if (pop && pop[i++]) {
 				fputs("\tlea rsp, [rsp + 8]\n", t);
 				sp_then(st, &popped);
@@ -2836,11 +2968,10 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 			if (next == UINT32_MAX)
 				break;
 			if (stat[k].jumps_out || rd[k].last > DBTP_BR_NONE ||
-			    dbtp_gt_model_block(m, k)->ninsns >=
-				DBTP_GT_OPEN_MIN)
+			    blk(m, k)->ninsns >= DBTP_GT_OPEN_MIN)
 				continue;
 			fputs(a64 ? "\tb " : "\tjmp ", t);
-			put_label(t, next, nj, 0);
+			put_label(t, dbtp_gt_model_nblocks(m), next, nj, 0);
 			fputc('\n', t);
 		}
 		fclose(t);
@@ -2866,7 +2997,7 @@ static uint32_t read_per_exec(const struct dbtp_gt_block *bl)
 static int rewrite_copies(dbtp_gt_rw *rw, const dbtp_gt_model *m, uint32_t b,
 			  struct rewritten *r, struct dbtp_gt_rw_stats *st0)
 {
-	const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+	const struct dbtp_gt_block *bl = blk(m, b);
 	char *more = NULL, *all;
 	size_t len, blen, had = r->slots ? strlen(r->slots) : 0;
 	FILE *sf = open_memstream(&more, &len);
@@ -2904,10 +3035,110 @@ static int rewrite_copies(dbtp_gt_rw *rw, const dbtp_gt_model *m, uint32_t b,
 	return bad;
 }
 
+/*
+ * The chains (plan_chains()) and, for each, row nb + X: X's plan, its
+ * copy 0 rewritten (a chain whose copy fails is left out).
+ */
+static int chain_rows(dbtp_gt_rw *rw, const dbtp_gt_model *m,
+		      const struct dbtp_gt_group *g, uint32_t ng,
+		      struct rewritten *rd, struct dbtp_gt_summary *sum,
+		      uint64_t min, double *sub, dbtp_err *err)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+
+	if (plan_chains(m, g, ng, rd, min, sub, err))
+		return -1;
+	for (uint32_t p = 0; p < nb; p++) {
+		uint32_t x = rd[p].chain_to;
+		struct rewritten *v;
+		int bad;
+
+		if (x == UINT32_MAX)
+			continue;
+		v = &rd[nb + x];
+		*v = rd[x];
+		memset(v->body, 0, sizeof(v->body));
+		v->slots = NULL;
+		v->done = 0;
+		v->u = 1;
+		v->chain_to = v->chain_from = UINT32_MAX;
+		bad = rewrite_copies(rw, m, nb + x, v, &sum->stat[nb + x]);
+		if (bad < 0)
+			return dbtp_err_set(err, ENOMEM, "out of memory");
+		if (bad) {
+			v->ok = 0;
+			rd[p].chain_to = rd[x].chain_from = UINT32_MAX;
+			sub[2 * x] = sub[2 * x + 1] = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After the copies: a chain one of whose rows failed goes, with its block
+ * P, whose plan was the chain's (counted in @sum as left out instead of
+ * the failed row), and X then runs its own count.
+ */
+static void unchain_failed(struct rewritten *rd, uint32_t nb, double *sub,
+			   struct dbtp_gt_summary *sum)
+{
+	for (uint32_t p = 0; p < nb; p++) {
+		uint32_t x = rd[p].chain_to;
+
+		if (x == UINT32_MAX || (rd[p].ok && rd[x].ok && rd[nb + x].ok))
+			continue;
+		sum->skipped += rd[p].ok && rd[x].ok;
+		rd[p].ok = rd[nb + x].ok = 0;
+		rd[p].chain_to = rd[x].chain_from = UINT32_MAX;
+		sub[2 * x] = sub[2 * x + 1] = 0;
+	}
+}
+
+/*
+ * The summary's rows of the chains' copies folded into their blocks' (a
+ * copy runs P's count, its block the rest), and the blocks counted with
+ * what they do in either.
+ */
+static void fold_chains(const dbtp_gt_model *m, const struct rewritten *rd,
+			struct dbtp_gt_summary *sum)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m);
+
+	for (uint32_t x = 0; x < nb; x++) {
+		uint32_t p = rd[x].chain_from, v = nb + x;
+		double cx = (double)blk(m, x)->count, cp, w;
+
+		if (p == UINT32_MAX)
+			continue;
+		cp = (double)blk(m, p)->count;
+		w = cx > 0 ? (cp < cx ? cp / cx : 1) : 0.5;
+		if (sum->random[v] && !sum->random[x]) {
+			sum->mispredict++;
+			sum->mispredict_ind += sum->random[v] > 1;
+		}
+		if (sum->crossing[v] && !sum->crossing[x])
+			sum->cross_page++;
+		sum->walk_blocks += sum->walks[v] > 0 && !(sum->walks[x] > 0);
+		sum->far_blocks += sum->far[v] && !sum->far[x];
+		sum->unaligned_blocks +=
+		    sum->misaligned[v] > 0 && !(sum->misaligned[x] > 0);
+		if (!sum->random[x])
+			sum->random[x] = sum->random[v];
+		sum->crossing[x] |= sum->crossing[v];
+		sum->far[x] |= sum->far[v];
+		sum->walks[x] = (1 - w) * sum->walks[x] + w * sum->walks[v];
+		sum->misaligned[x] =
+		    (1 - w) * sum->misaligned[x] + w * sum->misaligned[v];
+	}
+	for (uint32_t b = 0; b < nb; b++)
+		sum->random[b] = sum->random[b] > 0;
+}
+
 int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		 FILE *f, struct dbtp_gt_summary *sum, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m), ng = dbtp_gt_model_ngroups(m);
+	uint32_t nr = nb ? 2 * nb : 1; /* rows: blocks, chains' copies */
 	const struct dbtp_gt_group *groups;
 	struct dbtp_gt_group naive;
 	uint32_t *slot_of = NULL, *seq_head = NULL, *seq_next = NULL, nemit = 0;
@@ -2919,6 +3150,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	dbtp_gt_rw *rw = NULL;
 	dbtp_disasm *dis = NULL;
 	double tmax = 0, dyn_total = 0;
+	double *sub = NULL; /* plan_chains() */
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int rnd_on = o->mispredict && !o->naive;   /* random branches */
@@ -2956,26 +3188,31 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++)
 		if (dbtp_gt_model_threads(m, p) > tmax)
 			tmax = dbtp_gt_model_threads(m, p);
-	sum->stat = calloc(nb ? nb : 1, sizeof(*sum->stat));
-	sum->emitted = calloc(nb ? nb : 1, 1);
-	sum->random = calloc(nb ? nb : 1, 1);
-	sum->crossing = calloc(nb ? nb : 1, 1);
-	sum->walks = calloc(nb ? nb : 1, sizeof(*sum->walks));
-	sum->far = calloc(nb ? nb : 1, 1);
-	sum->misaligned = calloc(nb ? nb : 1, sizeof(*sum->misaligned));
-	chunk = calloc(nb ? nb : 1, sizeof(*chunk));
-	want = calloc(nb ? nb : 1, 1);
-	slot_of = calloc(nb ? nb : 1, sizeof(*slot_of));
-	seq_head = malloc((nb ? nb : 1) * sizeof(*seq_head));
-	seq_next = malloc((nb ? nb : 1) * sizeof(*seq_next));
-	rd = calloc(nb ? nb : 1, sizeof(*rd));
+	/* (by row, the summary's past the model's blocks until folded:
+	 * fold_chains()) */
+	sum->stat = calloc(nr, sizeof(*sum->stat));
+	sum->emitted = calloc(nr, 1);
+	sum->random = calloc(nr, 1);
+	sum->crossing = calloc(nr, 1);
+	sum->walks = calloc(nr, sizeof(*sum->walks));
+	sum->far = calloc(nr, 1);
+	sum->misaligned = calloc(nr, sizeof(*sum->misaligned));
+	chunk = calloc(nr, sizeof(*chunk));
+	want = calloc(nr, 1);
+	slot_of = calloc(nr, sizeof(*slot_of));
+	seq_head = malloc(nr * sizeof(*seq_head));
+	seq_next = malloc(nr * sizeof(*seq_next));
+	rd = calloc(nr, sizeof(*rd));
+	sub = calloc(nr, sizeof(*sub));
 	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
 	    !sum->walks || !sum->far || !sum->misaligned || !chunk || !want ||
-	    !slot_of || !seq_head || !seq_next || !rd)
+	    !slot_of || !seq_head || !seq_next || !rd || !sub)
 		goto nomem;
-	/* no sequences (the naive baseline's) until planned */
-	memset(seq_head, 0xff, (nb ? nb : 1) * sizeof(*seq_head));
-	memset(seq_next, 0xff, (nb ? nb : 1) * sizeof(*seq_next));
+	/* no sequences (the naive baseline's) until planned, no chains */
+	memset(seq_head, 0xff, nr * sizeof(*seq_head));
+	memset(seq_next, 0xff, nr * sizeof(*seq_next));
+	for (uint32_t b = 0; b < nr; b++)
+		rd[b].chain_to = rd[b].chain_from = UINT32_MAX;
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
@@ -2998,11 +3235,16 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (walk_on && sum->stat[b].walkable)
 			rd[b].walk = miss_rate(m, b, 0);
 	}
+	if (o->chains && !o->naive &&
+	    chain_rows(rw, m, groups, ng, rd, sum,
+		       o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN, sub,
+		       err))
+		goto out;
 	if (plan_copies(m, groups, ng, rd, sum->stat, umax,
 			o->copy_min ? o->copy_min : DBTP_GT_UNROLL_MIN,
 			o->naive, dis, seq_head, seq_next, err))
 		goto out;
-	for (uint32_t b = 0; b < nb; b++) {
+	for (uint32_t b = 0; b < nr; b++) {
 		int bad = rd[b].ok ? rewrite_copies(rw, m, b, &rd[b], NULL) : 0;
 
 		if (bad < 0)
@@ -3012,6 +3254,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			rd[b].ok = 0;
 		}
 	}
+	unchain_failed(rd, nb, sub, sum);
 
 	fprintf(f,
 		"/* Generated by dbtprof gentest%s%s: a %s test program that\n"
@@ -3089,7 +3332,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	    plan_far(m, rd, seq_head, seq_next, sum->stat, nb))
 		goto nomem;
 	for (uint32_t b = 0; b < nb; b++) {
-		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, b);
+		const struct dbtp_gt_block *bl = blk(m, b);
 		struct rewritten *r = &rd[b];
 		struct dbtp_gt_rw_stats st = sum->stat[b];
 		char *seq[DBTP_GT_MAX_UNROLL] = {0}, *seq_slots = NULL;
@@ -3110,7 +3353,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (closes(&rd[last]))
 			cut_last(rd[last].body[r->u - 1],
 				 last * DBTP_GT_MAX_UNROLL + r->u - 1,
-				 dbtp_gt_model_block(m, last)->ninsns);
+				 blk(m, last)->ninsns);
 		if (seq_head[b] == b) {
 			if (sequence_text(m, rd, sum->stat, seq_next, b, a64,
 					  seq, &seq_slots, &st)) {
@@ -3205,8 +3448,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (rd[b].ok) {
 			sum->emitted[b] = 1;
 			slot_of[b] = nemit++;
-			sum->loader += dbtp_gt_model_block(m, b)->loader;
+			sum->loader += blk(m, b)->loader;
 		}
+	for (uint32_t b = 0; b < nb; b++)
+		if (rd[b].chain_to != UINT32_MAX) {
+			slot_of[nb + rd[b].chain_to] = slot_of[rd[b].chain_to];
+			sum->chains++;
+		}
+	fold_chains(m, rd, sum);
 	if (cross_on)
 		put_asm(f, GT_FAR_ALIGN);
 	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
@@ -3239,10 +3488,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	for (uint32_t b = 0, n = 0; b < nb; b++)
 		if (sum->emitted[b])
 			fprintf(f, "%s0x%" PRIx64, n++ ? ", " : "",
-				dbtp_gt_model_block(m, b)->vaddr);
+				blk(m, b)->vaddr);
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, sum->emitted, slot_of, seq_head,
-			  seq_next, chunk);
+			  seq_next, chunk, sub);
 	fprintf(f, "#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n", njt,
 		sum->far_blocks > 0);
 	fputs(driver, f);
@@ -3252,8 +3501,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 
 		for (uint32_t k = 0; k < groups[i].nhot; k++) {
 			const struct dbtp_gt_hot *h = &groups[i].hot[k];
-			const struct dbtp_gt_block *bl =
-			    dbtp_gt_model_block(m, h->block);
+			const struct dbtp_gt_block *bl = blk(m, h->block);
 			uint64_t c = 0;
 
 			for (uint64_t t = 0; t < sz; t++)
@@ -3265,6 +3513,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			}
 			if (bl->loader)
 				sum->dyn_loader += (double)c * bl->ninsns;
+			sum->execs += (double)c;
+			if (rd[h->block].chain_to != UINT32_MAX)
+				sum->execs_chained += 2.0 * (double)c;
 			if (bl->count) {
 				sum->misses_orig +=
 				    (double)c * miss_rate(m, h->block, 0);
@@ -3301,12 +3552,13 @@ nomem:
 	dbtp_err_set(err, ENOMEM, "out of memory");
 out:
 	free(naive.hot);
+	free(sub);
 	free(want);
 	free(chunk);
 	free(slot_of);
 	free(seq_head);
 	free(seq_next);
-	for (uint32_t b = 0; rd && b < nb; b++)
+	for (uint32_t b = 0; rd && b < nr; b++)
 		free_texts(rd[b].body, rd[b].slots);
 	free(rd);
 	dbtp_disasm_close(dis);

@@ -20,8 +20,9 @@ blockcounts() {
 }
 
 # measured TRACE [PROG]: "gt_bK_body EXECUTIONS" for every block: the entries
-# into its copies (gt_bK_body, gt_bK_c1, ...), each one execution (the
-# program PROG, or TRACE less .gen.trace)
+# into its copies (gt_bK_body, gt_bK_c1, ...; a chain's copies of it,
+# gt_bK_v0, ...), each one execution (the program PROG, or TRACE less
+# .gen.trace)
 measured() {
 	# a random indirect target gt_t<copy>_<i> is i + 1 one-byte nops
 	# before the copy's next instruction: its block counts for the
@@ -33,12 +34,12 @@ measured() {
 			return v
 		}
 		$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); t[$3] = hex($1) + p[3] + 1 }
-		$3 ~ /^gt_b[0-9]+_(body|c[0-9]+)$/ { at[hex($1)] = $3 }
+		$3 ~ /^gt_b[0-9]+_(body|c[0-9]+|v[0-9]+)$/ { at[hex($1)] = $3 }
 		END { for (s in t) if (t[s] in at) print s, at[t[s]] }' >"$T/sleds"
 	"$DBTPROF" dump --symbols "$1" | awk 'FILENAME != "-" { to[$1 "+0x0"] = $2 "+0x0"; next }
 		$2 == "block" && ($6 in to) { $6 = to[$6] }
-		$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+)\+0x0$/ {
-		sub(/_(body|c[0-9]+)\+0x0$/, "_body", $6); n[$6]++ }
+		$2 == "block" && $6 ~ /^gt_b[0-9]+_(body|c[0-9]+|v[0-9]+)\+0x0$/ {
+		sub(/_(body|c[0-9]+|v[0-9]+)\+0x0$/, "_body", $6); n[$6]++ }
 		END { for (s in n) print s, n[s] }' "$T/sleds" - | sort
 }
 
@@ -105,13 +106,13 @@ fp_reset() {
 # block of a copy and the next one (a function's) start on different
 # pages
 crossings() {
-	"$DBTPROF" dump --symbols "$1" | awk -v ids="^gt_b($2)_(body|c[0-9]+)[+]" '
+	"$DBTPROF" dump --symbols "$1" | awk -v ids="^gt_b($2)_(body|c[0-9]+|v[0-9]+)[+]" '
 		$2 == "block" {
 			pg = substr($4, 1, length($4) - 3)
 			if (k != "" && pg != ppg && $6 ~ /^gt_b[0-9]+_/) x[k]++
 			k = ""
 			if ($6 ~ ids) {
-				k = $6; sub(/_(body|c[0-9]+)[+].*$/, "", k); sub(/^gt_b/, "", k)
+				k = $6; sub(/_(body|c[0-9]+|v[0-9]+)[+].*$/, "", k); sub(/^gt_b/, "", k)
 				if ($6 ~ /[+]0x0$/) n[k]++
 			}
 			ppg = pg
@@ -222,7 +223,7 @@ eq "nested: no function of its own in a sequence" 0 "$(grep -c '^gt_b8:' <(sed '
 # table's) and gt_b0's 1,024 (16 KiB, DBTP_GT_SP_CALL, over 16 bytes),
 # gt_b2's 512 (two copies a pass: 1,024 runs).
 eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b2_c1:' "$T/nested.c")"
-exact "$G/x86_64/nested" nested_c256 --copy-min 256
+exact "$G/x86_64/nested" nested_c256 --copy-min 256 --no-chains
 contains "nested: copies with --copy-min 256" "gt_b2_c1:" "$(cat "$T/nested_c256.c")"
 eq "nested: a return counts the passes" 0 "$(grep -c 'gt_b9_c1:' "$T/nested_c256.c")"
 contains "nested: the return's table" '\tlea r12, [r12 - 1]\n"
@@ -672,8 +673,8 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 20000\n"
 	"\txor eax, eax\n\tpop rbx\n\tret\n"
 	"\t.p2align 12\nfar_fn:\n\tlea rax, [rbx + 1]\n\tret\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/pg" "$T/pgs.c"
-exact "$T/pg" pg
+$CC -O2 -static -masm=intel -o "$T/pgo" "$T/pgs.c"
+exact "$T/pgo" pg --no-chains
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pg.trace")
 eq "page crossings in the profile" "19999 19999 20000 20000 20000 19999" \
 	"$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .executions, .crossed] | join(" ")' <<<"$j")"
@@ -683,6 +684,62 @@ eq "page crossings in the generated program" "19999 19999 20000 20000 20000 2000
 	"$(crossings "$T/pg.gen.trace" "$ids")"
 contains "page crossings: the second text section" '.pushsection .text.gt_far' "$(cat "$T/pg.c")"
 eq "--no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
+# With chains (the default) the jump's block runs with a copy of its
+# target after it (its count, 20,000), which crosses as the target did
+# but on the last pass of each call of the function (it leaves the
+# function there): 20,000 less the calls.
+exact "$T/pgo" pgc
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pgc.trace")
+ids=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id] | join("|")' <<<"$j")
+k=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id][1]' <<<"$j")
+calls=$("$DBTPROF" dump --symbols "$T/pgc.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
+eq "page crossings in a chain" "19999 19999 20000 20000 20000 $((20000 - calls))" \
+	"$(crossings "$T/pgc.gen.trace" "$ids")"
+# Chains: f is called from two loops, 29,999 and 9,999 times after each
+# loop's first call (f's block runs 40,000 times).  The hotter call's
+# block runs with a copy of f after it (gt_bF_v0, in its function), f's
+# own entry the rest, 10,001 (one profile: theta = the count, delta 0);
+# the counts stay exact (measured = plan).  The colder call's block
+# keeps its own entry (f is in one chain at most), so does the loops'
+# conditional branch.
+cat >"$T/chs.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 30000\n"
+	".La:\n\tcall f\n\tsub ebx, 1\n\tjnz .La\n"
+	"\tmov ebx, 10000\n.Lb:\n\tcall f\n\tsub ebx, 1\n\tjnz .Lb\n"
+	"\txor eax, eax\n\tpop rbx\n\tret\n"
+	"f:\n\tlea rax, [rax + 1]\n\tret\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/ch" "$T/chs.c"
+exact "$T/ch" ch
+f=$(block_of "$T/ch.plan" 40000)
+p=$(block_of "$T/ch.plan" 29999)
+contains "chains: the summary" "chains (a jump or call, then a copy of its target): 1, " "$(cat "$T/ch.sum")"
+eq "chains: f's copy in the hotter call's function" "gt_b$p" \
+	"$(sed 's/^\t"//; s/\\n"$//' "$T/ch.c" | awk -v v="gt_b${f}_v0:" '/^gt_b[0-9]+:$/ { fn = $0; sub(/:$/, "", fn) } $0 == v { print fn }')"
+eq "chains: f's own entry runs the rest" 1 "$(grep -c "^	{gt_b$f, [0-9]*, 0, 10001, 0, " "$T/ch.c")"
+eq "chains: one copy of f" 1 "$(grep -c "gt_b${f}_v[0-9]*:" "$T/ch.c")"
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ch.trace")
+eq "chains: JSON" "1 29999 true" "$(jq -r '[.chains, .chained_executions / 2, .block_executions > 40000] | join(" ")' <<<"$j")"
+"$DBTPROF" gentest --no-chains -o "$T/x.c" "$T/ch.trace" >"$T/x.sum"
+contains "--no-chains: none" "chains (a jump or call, then a copy of its target): 0, 0.00%" "$(cat "$T/x.sum")"
+eq "--no-chains: no copies" 0 "$(grep -c '_v[0-9]*:' "$T/x.c")"
+# Under Valgrind a chain's pass is one superblock: it follows the call
+# into f's copy, so that no superblock starts there (lackey's trace of
+# superblock entries, the program built at fixed addresses), the
+# chain's function's start one a pass (29,999), f's own 10,001.
+if command -v valgrind >/dev/null; then
+	$CC $CFLAGS_GT -no-pie "$T/ch.c" -o "$T/ch_np"
+	valgrind --tool=lackey --basic-counts=no --trace-superblocks=yes "$T/ch_np" --quiet 2>&1 |
+		awk '$1 == "SB" { print $2 }' | sort | uniq -c >"$T/ch.sbs"
+	sb() {
+		local a
+		a=$(nm "$T/ch_np" | awk -v s="$1" '$3 == s { print $1 }')
+		awk -v a="$a" 'BEGIN { sub(/^0+/, "", a) } { x = $2; sub(/^0+/, "", x) } x == a { n = $1 } END { print n + 0 }' "$T/ch.sbs"
+	}
+	eq "chains: superblocks (chain, its copy of f, f)" "29999 0 10001" \
+		"$(sb "gt_b${p}_body") $(sb "gt_b${f}_v0") $(sb "gt_b${f}_body")"
+	checks=$((checks + 1))
+fi
 # Calls: the loop's block, run 999,999 times, runs in calls of 256
 # executions or a few more (GT_MIN_CALL: a call as soon as its share of
 # the 65,536 slices done reaches 256 more, a share at most 16 a slice;
