@@ -1458,9 +1458,9 @@ static void free_texts(char **body, char *slots)
  * one translation per block, as in the original program, where a function
  * per block made four or five.  Only blocks that could be rewritten take
  * part; with @pre the plan is made before the copies are chosen, after,
- * only blocks with the same number of copies share a sequence.  A chain
- * (plan_chains()) is a sequence of its own: P, then row nb + X.  Rows
- * 2 * @nb in @seq_head and @seq_next.
+ * only blocks with the same number of copies share a sequence.  A chain's
+ * copy of X (plan_chains(): row nb + X) follows P in P's sequence, or P
+ * alone and it make one.  Rows 2 * @nb in @seq_head and @seq_next.
  */
 static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			  uint32_t ng, const struct rewritten *rd, int pre,
@@ -1495,7 +1495,6 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 
 			if (!rd[h->block].ok || rd[h->block].loop ||
 			    groups[h->block] != 1 ||
-			    rd[h->block].chain_to != UINT32_MAX ||
 			    rd[h->block].chain_from != UINT32_MAX)
 				continue;
 			for (c = 0; c < n; c++)
@@ -1525,7 +1524,10 @@ static int plan_sequences(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 
 		if (rd[b].chain_to == UINT32_MAX)
 			continue;
-		seq_head[b] = seq_head[v] = b;
+		if (seq_head[b] == UINT32_MAX)
+			seq_head[b] = b;
+		seq_head[v] = seq_head[b];
+		seq_next[v] = seq_next[b];
 		seq_next[b] = v;
 	}
 	free(groups);
@@ -1552,22 +1554,25 @@ static int by_count(const void *x, const void *y)
 
 /*
  * Chains: a block P whose last instruction is a direct jump or call to a
- * block X runs, as often as its entry says, in a function with a second
- * copy of X after it (row nb + X), where the jump or call lands; X's own
- * entry runs the rest of X's count (@sub[2X], @sub[2X + 1]: P's theta and
- * delta, taken off X's).  The DBTs then see the original's pair: QEMU two
- * translated blocks with a direct jump between them, Valgrind one
- * superblock, as it follows a direct jump or call into its target, where
- * X alone made a superblock a pass (bench/RESULTS.md).  P and X rewritten,
- * neither a self-loop, both in one group and no other, both in the
- * dynamic loader or neither; X's count model at least P's at every thread
- * count (theta and theta + delta at least P's); P running at least @min
- * times in the profiles.  X goes with the hottest such P; a block is in
- * one chain at most, as P or as X.
+ * block X runs with a second copy of X right after it (row nb + X),
+ * where the jump or call lands: in P's sequence before the next member,
+ * or in a function of the two; X's own entry runs the rest of X's count
+ * (@sub[2X], @sub[2X + 1]: P's theta and delta, taken off X's).  The DBTs
+ * then see the original's pair: QEMU two translated blocks with a direct
+ * jump between them, Valgrind one superblock, as it follows a direct jump
+ * or call into its target, where X alone made a superblock a pass
+ * (bench/RESULTS.md).  P and X rewritten, neither a self-loop, both in
+ * one group and no other, both in the dynamic loader or neither; X in no
+ * sequence (@seq_head, planned without chains: taking a member out costs
+ * more passes and entries than the chain saves); X's count model at
+ * least P's at every thread count (theta and theta + delta at least
+ * P's); P running at least @min times in the profiles.  X goes with the
+ * hottest such P; a block is in one chain at most, as P or as X.
  */
 static int plan_chains(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
-		       uint32_t ng, struct rewritten *rd, uint64_t min,
-		       double *sub, dbtp_err *err)
+		       uint32_t ng, struct rewritten *rd,
+		       const uint32_t *seq_head, uint64_t min, double *sub,
+		       dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m), n1 = nb ? nb : 1, nc = 0;
 	uint32_t *grp = malloc(n1 * sizeof(*grp)); /* group + 1, UINT32_MAX:
@@ -1613,7 +1618,7 @@ static int plan_chains(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			continue;
 		x = (uint32_t)(*to - 1);
 		hx = hot[x];
-		if (x == p || grp[x] != grp[p] ||
+		if (x == p || grp[x] != grp[p] || seq_head[x] != UINT32_MAX ||
 		    blk(m, x)->loader != blk(m, p)->loader ||
 		    rd[x].chain_to != UINT32_MAX ||
 		    rd[x].chain_from != UINT32_MAX || hx->theta < hp->theta ||
@@ -3045,8 +3050,17 @@ static int chain_rows(dbtp_gt_rw *rw, const dbtp_gt_model *m,
 		      uint64_t min, double *sub, dbtp_err *err)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
+	/* the sequences without chains */
+	uint32_t *head = malloc((2 * (size_t)nb + 1) * sizeof(*head)),
+		 *next = malloc((2 * (size_t)nb + 1) * sizeof(*next));
+	int rc = !head || !next
+		     ? dbtp_err_set(err, ENOMEM, "out of memory")
+		     : plan_sequences(m, g, ng, rd, 1, head, next, err) ||
+			   plan_chains(m, g, ng, rd, head, min, sub, err);
 
-	if (plan_chains(m, g, ng, rd, min, sub, err))
+	free(head);
+	free(next);
+	if (rc)
 		return -1;
 	for (uint32_t p = 0; p < nb; p++) {
 		uint32_t x = rd[p].chain_to;

@@ -684,60 +684,54 @@ eq "page crossings in the generated program" "19999 19999 20000 20000 20000 2000
 	"$(crossings "$T/pg.gen.trace" "$ids")"
 contains "page crossings: the second text section" '.pushsection .text.gt_far' "$(cat "$T/pg.c")"
 eq "--no-cross-page: none" "0 0" "$("$DBTPROF" gentest --json --no-cross-page -o "$T/x.c" "$T/pg.trace" | jq .cross_page_blocks) $(grep -c 'text.gt_far' "$T/x.c")"
-# With chains (the default) the jump's block runs with a copy of its
-# target after it (its count, 20,000), which crosses as the target did
-# but on the last pass of each call of the function (it leaves the
-# function there): 20,000 less the calls.
-exact "$T/pgo" pgc
-j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pgc.trace")
-ids=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id] | join("|")' <<<"$j")
-k=$(jq -r '[.block_outcomes[] | select(.crossed >= 1000) | .id][1]' <<<"$j")
-calls=$("$DBTPROF" dump --symbols "$T/pgc.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
-eq "page crossings in a chain" "19999 19999 20000 20000 20000 $((20000 - calls))" \
-	"$(crossings "$T/pgc.gen.trace" "$ids")"
-# Chains: f is called from two loops, 29,999 and 9,999 times after each
-# loop's first call (f's block runs 40,000 times).  The hotter call's
-# block runs with a copy of f after it (gt_bF_v0, in its function), f's
-# own entry the rest, 10,001 (one profile: theta = the count, delta 0);
-# the counts stay exact (measured = plan).  The colder call's block
-# keeps its own entry (f is in one chain at most), so does the loops'
-# conditional branch.
+# Chains: f is called from two loops, 30,000 and 10,000 times (f's block
+# runs 40,000 times, no other as often: it is in no sequence).  Each
+# call's block runs as often as the block after the call (their
+# sequence).  The hotter call's block runs with a copy of f after it
+# (gt_bF_v0, between it and the block after the call, in their function),
+# f's own entry the rest, 10,000 (one profile: theta = the count, delta
+# 0); the counts stay exact (measured = plan).  The colder call keeps its
+# own entry (f is in one chain at most).
 cat >"$T/chs.c" <<'EOF2'
-__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 30000\n"
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 30000\n\tjmp .La\n"
 	".La:\n\tcall f\n\tsub ebx, 1\n\tjnz .La\n"
-	"\tmov ebx, 10000\n.Lb:\n\tcall f\n\tsub ebx, 1\n\tjnz .Lb\n"
+	"\tmov ebx, 10000\n\tjmp .Lb\n.Lb:\n\tcall f\n\tsub ebx, 1\n\tjnz .Lb\n"
 	"\txor eax, eax\n\tpop rbx\n\tret\n"
 	"f:\n\tlea rax, [rax + 1]\n\tret\n");
 EOF2
 $CC -O2 -static -masm=intel -o "$T/ch" "$T/chs.c"
 exact "$T/ch" ch
 f=$(block_of "$T/ch.plan" 40000)
-p=$(block_of "$T/ch.plan" 29999)
 contains "chains: the summary" "chains (a jump or call, then a copy of its target): 1, " "$(cat "$T/ch.sum")"
-eq "chains: f's copy in the hotter call's function" "gt_b$p" \
-	"$(sed 's/^\t"//; s/\\n"$//' "$T/ch.c" | awk -v v="gt_b${f}_v0:" '/^gt_b[0-9]+:$/ { fn = $0; sub(/:$/, "", fn) } $0 == v { print fn }')"
-eq "chains: f's own entry runs the rest" 1 "$(grep -c "^	{gt_b$f, [0-9]*, 0, 10001, 0, " "$T/ch.c")"
-eq "chains: one copy of f" 1 "$(grep -c "gt_b${f}_v[0-9]*:" "$T/ch.c")"
+sed 's/^\t"//; s/\\n"$//' "$T/ch.c" >"$T/ch.s"
+p=$(awk -v v="gt_b${f}_v0:" '/^gt_b[0-9]+:$/ { fn = $0; sub(/^gt_b/, "", fn); sub(/:$/, "", fn) } $0 == v { print fn }' "$T/ch.s")
+eq "chains: f's copy in the hotter call's function" 30000 \
+	"$(awk -v b="gt_b${p}_body" '$1 == b { print $3 }' "$T/ch.plan")"
+eq "chains: the copy right after the call" "call .Lg$((p * 16))_1 .Lg$((p * 16))_1: .globl gt_b${f}_v0" \
+	"$(grep -A4 "^gt_b${p}_body:" "$T/ch.s" | sed -n '3,5p' | sed 's/\\t//g' | paste -sd' ')"
+eq "chains: f's own entry runs the rest" 1 "$(grep -c "^	{gt_b$f, [0-9]*, 0, 10000, 0, " "$T/ch.c")"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ch.trace")
-eq "chains: JSON" "1 29999 true" "$(jq -r '[.chains, .chained_executions / 2, .block_executions > 40000] | join(" ")' <<<"$j")"
+eq "chains: JSON" "1 30000 true" "$(jq -r '[.chains, .chained_executions / 2, .block_executions > 80000] | join(" ")' <<<"$j")"
 "$DBTPROF" gentest --no-chains -o "$T/x.c" "$T/ch.trace" >"$T/x.sum"
 contains "--no-chains: none" "chains (a jump or call, then a copy of its target): 0, 0.00%" "$(cat "$T/x.sum")"
 eq "--no-chains: no copies" 0 "$(grep -c '_v[0-9]*:' "$T/x.c")"
-# Under Valgrind a chain's pass is one superblock: it follows the call
-# into f's copy, so that no superblock starts there (lackey's trace of
-# superblock entries, the program built at fixed addresses), the
-# chain's function's start one a pass (29,999), f's own 10,001.
+# Under Valgrind the call and f's copy are one superblock: it follows the
+# call into the copy, so that no superblock starts at any copy (lackey's
+# trace of superblock entries, the program built at fixed addresses),
+# one at each pass of the chain's function (30,000 over its copies), and
+# f's own entry 10,000.
 if command -v valgrind >/dev/null; then
 	$CC $CFLAGS_GT -no-pie "$T/ch.c" -o "$T/ch_np"
 	valgrind --tool=lackey --basic-counts=no --trace-superblocks=yes "$T/ch_np" --quiet 2>&1 |
 		awk '$1 == "SB" { print $2 }' | sort | uniq -c >"$T/ch.sbs"
 	sb() {
-		local a
-		a=$(nm "$T/ch_np" | awk -v s="$1" '$3 == s { print $1 }')
-		awk -v a="$a" 'BEGIN { sub(/^0+/, "", a) } { x = $2; sub(/^0+/, "", x) } x == a { n = $1 } END { print n + 0 }' "$T/ch.sbs"
+		nm "$T/ch_np" | awk -v s="^$1\$" '$3 ~ s { a[$1] = 1 }
+			END { for (x in a) print x }' | awk 'NR == FNR { sub(/^0+/, "", $1); a[$1] = 1; next }
+			{ x = $2; sub(/^0+/, "", x) } x in a { n += $1 } END { print n + 0 }' - "$T/ch.sbs"
 	}
-	eq "chains: superblocks (chain, its copy of f, f)" "29999 0 10001" \
-		"$(sb "gt_b${p}_body") $(sb "gt_b${f}_v0") $(sb "gt_b${f}_body")"
+	u=$(grep -c "^gt_b${f}_v[0-9]*:" "$T/ch.s")
+	eq "chains: superblocks (the function's, the copies', f's)" "$((30000 / u)) 0 10000" \
+		"$(sb "gt_b${p}_body") $(sb "gt_b${f}_v[0-9]*") $(sb "gt_b${f}_body")"
 	checks=$((checks + 1))
 fi
 # Calls: the loop's block, run 999,999 times, runs in calls of 256
