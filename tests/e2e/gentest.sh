@@ -1014,6 +1014,22 @@ EOF2
 	# times each (the first bl in _start's block), and a b.cond back;
 	# the bl and the b cross in every execution of the generated program
 	# too (conditional branches do not: they reach 1 MiB).
+	# Chains (AArch64): the chain test's program with bl; f's copy
+	# follows the hotter bl in its function, the counts exact
+	cat >"$T/a64_ch.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tstp x29, x30, [sp, #-16]!\n\tmov w19, #30000\n\tb .La\n"
+	".La:\n\tbl f\n\tsubs w19, w19, #1\n\tb.ne .La\n"
+	"\tmov w19, #10000\n\tb .Lb\n.Lb:\n\tbl f\n\tsubs w19, w19, #1\n\tb.ne .Lb\n"
+	"\tmov w0, #0\n\tldp x29, x30, [sp], #16\n\tret\n"
+	"f:\n\tadd x0, x0, #1\n\tret\n");
+EOF2
+	$CC_A64 -O2 -static -o "$T/a64_cho" "$T/a64_ch.c"
+	exact_a64 "$T/a64_cho" a64_ch
+	contains "a64 chains: the summary" "chains (a jump or call, then a copy of its target): 1, " "$(cat "$T/a64_ch.sum")"
+	f=$(block_of "$T/a64_ch.plan" 40000)
+	eq "a64 chains: f's copy, f's own entry the rest" "1 1" \
+		"$(grep -c "gt_b${f}_v0:" "$T/a64_ch.c") $(grep -c "^	{gt_b$f, [0-9]*, 0, 10000, 0, " "$T/a64_ch.c")"
+
 	exact_a64 "$G/aarch64/pages" a64_pg
 	j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_pg.trace")
 	eq "a64 page crossings in the profile" "19999 19999 true 20000 20000 true 20000 19999 false" \
