@@ -1931,7 +1931,8 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
  * no memory operand to test: a free register points at the random bytes
  * (moved on a byte a pass, emit-a64.c) and another loads the byte, at an
  * offset below DBTP_GT_A64_RAND of its own, before the test; no indirect
- * ones.  Counts the blocks in @sum; 1 if it put any, -1 out of memory.
+ * ones.  Notes the blocks in @sum (count_blocks()); 1 if it put any, -1
+ * out of memory.
  */
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
@@ -1986,11 +1987,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				return -1;
 			any |= r;
 		}
-		/* (a chain's copy: fold_chains()) */
-		if (k < dbtp_gt_model_nblocks(m)) {
-			sum->mispredict += (uint32_t)any;
-			sum->mispredict_ind += (uint32_t)(any && ind);
-		}
+		/* 2: indirect (count_blocks()) */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
 		sum->stat[k].helpers += (uint32_t)any * (a64 ? 2 : 1);
 		rnd |= any;
@@ -2181,8 +2178,6 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			if (splice(&body[j], (size_t)(at - body[j]), 0, ins))
 				return -1;
 			n++;
-			if (!sum->crossing[k] && k < dbtp_gt_model_nblocks(m))
-				sum->cross_page++;
 			sum->crossing[k] = 1;
 		}
 	return n;
@@ -2446,8 +2441,6 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 			lo += n;
 		}
 		sum->misaligned[k] = (double)done / u;
-		sum->unaligned_blocks +=
-		    done > 0 && k < dbtp_gt_model_nblocks(m);
 		all += done;
 	}
 	return all;
@@ -2603,10 +2596,6 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		before += x;
 		sum->walks[k] = (double)done / u;
 		sum->far[k] = done > 0 && wa == &far_area;
-		if (k < dbtp_gt_model_nblocks(m)) { /* else fold_chains() */
-			sum->walk_blocks += done > 0;
-			sum->far_blocks += sum->far[k];
-		}
 		all += done;
 	}
 	return all;
@@ -3110,11 +3099,12 @@ static void unchain_failed(struct rewritten *rd, uint32_t nb, double *sub,
 
 /*
  * The summary's rows of the chains' copies folded into their blocks' (a
- * copy runs P's count, its block the rest), and the blocks counted with
- * what they do in either.
+ * copy runs P's count, its block the rest), and then the blocks counted
+ * by what their rows say (put_random(), put_cross(), put_walks(),
+ * put_unaligned()).
  */
-static void fold_chains(const dbtp_gt_model *m, const struct rewritten *rd,
-			struct dbtp_gt_summary *sum)
+static void count_blocks(const dbtp_gt_model *m, const struct rewritten *rd,
+			 struct dbtp_gt_summary *sum)
 {
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 
@@ -3126,16 +3116,6 @@ static void fold_chains(const dbtp_gt_model *m, const struct rewritten *rd,
 			continue;
 		cp = (double)blk(m, p)->count;
 		w = cx > 0 ? (cp < cx ? cp / cx : 1) : 0.5;
-		if (sum->random[v] && !sum->random[x]) {
-			sum->mispredict++;
-			sum->mispredict_ind += sum->random[v] > 1;
-		}
-		if (sum->crossing[v] && !sum->crossing[x])
-			sum->cross_page++;
-		sum->walk_blocks += sum->walks[v] > 0 && !(sum->walks[x] > 0);
-		sum->far_blocks += sum->far[v] && !sum->far[x];
-		sum->unaligned_blocks +=
-		    sum->misaligned[v] > 0 && !(sum->misaligned[x] > 0);
 		if (!sum->random[x])
 			sum->random[x] = sum->random[v];
 		sum->crossing[x] |= sum->crossing[v];
@@ -3144,8 +3124,15 @@ static void fold_chains(const dbtp_gt_model *m, const struct rewritten *rd,
 		sum->misaligned[x] =
 		    (1 - w) * sum->misaligned[x] + w * sum->misaligned[v];
 	}
-	for (uint32_t b = 0; b < nb; b++)
+	for (uint32_t b = 0; b < nb; b++) {
+		sum->mispredict += sum->random[b] > 0;
+		sum->mispredict_ind += sum->random[b] > 1;
 		sum->random[b] = sum->random[b] > 0;
+		sum->cross_page += sum->crossing[b];
+		sum->walk_blocks += sum->walks[b] > 0;
+		sum->far_blocks += sum->far[b];
+		sum->unaligned_blocks += sum->misaligned[b] > 0;
+	}
 }
 
 int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
@@ -3203,7 +3190,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (dbtp_gt_model_threads(m, p) > tmax)
 			tmax = dbtp_gt_model_threads(m, p);
 	/* (by row, the summary's past the model's blocks until folded:
-	 * fold_chains()) */
+	 * count_blocks()) */
 	sum->stat = calloc(nr, sizeof(*sum->stat));
 	sum->emitted = calloc(nr, 1);
 	sum->random = calloc(nr, 1);
@@ -3469,7 +3456,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			slot_of[nb + rd[b].chain_to] = slot_of[rd[b].chain_to];
 			sum->chains++;
 		}
-	fold_chains(m, rd, sum);
+	count_blocks(m, rd, sum);
 	if (cross_on)
 		put_asm(f, GT_FAR_ALIGN);
 	fprintf(f, a64 ? ");\n\n" : "\t\".att_syntax prefix\\n\");\n\n");
