@@ -24,8 +24,10 @@
 #             ones of them)
 #   GT_STATIC  1: link the generated programs statically
 #   GT_GENFLAGS  more options for dbtprof gentest (e.g. --no-mispredict)
-#   GT_MODE   recording mode of the profiles (default mem: the L1 misses
-#             the generated program reproduces; blocks: none)
+#   GT_MODE   how the profiles are recorded: cache (default; blocks mode
+#             with the plugin's cache tallies, record --cache: the L1 and
+#             L2 misses the generated program reproduces), mem (the same
+#             program from a trace some ten times larger), blocks (none)
 #   GT_FIXED  1: take the generated program's fixed part (its command
 #             with --cap 16) off both programs' times (validate --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
@@ -47,7 +49,8 @@ out=${GT_OUT:-$root/bench/out/gentest}
 runs=${GT_RUNS:-3}
 scale=${GT_SCALE:-1}
 repeat=${GT_REPEAT:-1}
-mode=${GT_MODE:-mem}
+mode=${GT_MODE:-cache}
+if [ "$mode" = cache ]; then recmode=(-m blocks --cache); else recmode=(-m "$mode"); fi
 cflags="-O2 -pthread -Wall -Wextra${GT_STATIC:+ -static}"
 mkdir -p "$out"
 bench_prepare "$BENCH_SCALE" >/dev/null
@@ -88,7 +91,7 @@ for w in "$@"; do
 		cmd=$(bench_cmdline sha256 "$BENCH_SCALE")
 		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		# shellcheck disable=SC2086
-		"$D" record -q -m "$mode" -o "$out/sha256.trace" -- $cmd >/dev/null
+		"$D" record -q "${recmode[@]}" -o "$out/sha256.trace" -- $cmd >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/sha256.c" "$out/sha256.trace" >"$out/sha256.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/sha256.c" -o "$out/sha256-test"
@@ -99,7 +102,7 @@ for w in "$@"; do
 		for ((i = 1; i < repeat; i++)); do cmd+=" ${cmd##* }"; done
 		for p in 2 3 4; do
 			# shellcheck disable=SC2086
-			"$D" record -q -m "$mode" -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
+			"$D" record -q "${recmode[@]}" -o "$out/pigz$p.trace" -- ${cmd/-p 4/-p $p} >/dev/null
 		done
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/pigz.c" "$out/pigz2.trace:2" "$out/pigz3.trace:3" \
 			"$out/pigz4.trace:4" >"$out/pigz.summary"
@@ -117,7 +120,7 @@ for w in "$@"; do
 		rounds=$((rounds * repeat))
 		aarch64-linux-gnu-gcc -O2 -static -o "$out/kernels-a64" \
 			"$root/bench/cycles/kernels.c"
-		"$D" record -q -m "$mode" -o "$out/kernels-a64.trace" -- \
+		"$D" record -q "${recmode[@]}" -o "$out/kernels-a64.trace" -- \
 			"$out/kernels-a64" "$rounds" >/dev/null
 		"$D" gentest --fp-exact ${GT_GENFLAGS:-} \
 			-o "$out/kernels-a64.c" "$out/kernels-a64.trace" \
@@ -151,7 +154,7 @@ for w in "$@"; do
 			cmd=$(printf '%q ' "${WL_ARGV[@]}")
 			cmd=${cmd% }
 		fi
-		"$D" record -q -m "$mode" -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
+		"$D" record -q "${recmode[@]}" -o "$out/$w.trace" -- "${WL_ARGV[@]}" >/dev/null
 		"$D" gentest ${GT_GENFLAGS:-} -o "$out/$w.c" "$out/$w.trace" >"$out/$w.summary"
 		# shellcheck disable=SC2086
 		cc $cflags "$out/$w.c" -o "$out/$w-test"

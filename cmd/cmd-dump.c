@@ -22,6 +22,8 @@ static const char usage_text[] =
     "  T<n> sysret <number> <name> = <value>\n"
     "  T<n> start tid <tid>        T<n> exit\n"
     "  count <id> <address> <instructions> x <executions>   (count mode)\n"
+    "  cache <id> <address> ops <n> l1 <misses> l2 <misses> unaligned <n>\n"
+    "                              (blocks mode recorded with --cache)\n"
     "\n"
     "Options:\n"
     "      --blocks      print the block table instead, with disassembly\n"
@@ -151,7 +153,7 @@ int cmd_dump(int argc, char **argv)
 		const char *name;
 
 		if (thread >= 0 && ev.type != DBTP_EV_COUNT &&
-		    ev.thread != (uint32_t)thread)
+		    ev.type != DBTP_EV_CACHE && ev.thread != (uint32_t)thread)
 			continue;
 		if (limit && n++ >= limit)
 			break;
@@ -201,6 +203,13 @@ int cmd_dump(int argc, char **argv)
 			printf("count %u 0x%" PRIx64 " %u x %" PRIu64 "\n",
 			       ev.block->id, ev.block->vaddr, ev.block->ninsns,
 			       ev.count);
+			break;
+		case DBTP_EV_CACHE:
+			printf("cache %u 0x%" PRIx64 " ops %" PRIu64
+			       " l1 %" PRIu64 " l2 %" PRIu64
+			       " unaligned %" PRIu64 "\n",
+			       ev.block->id, ev.block->vaddr, ev.count,
+			       ev.l1_misses, ev.l2_misses, ev.unaligned);
 			break;
 		}
 	}

@@ -41,6 +41,11 @@ static const char usage_text[] =
     "                      mem    - blocks plus every load and store\n"
     "                      bbv    - per-thread interval vectors counted in\n"
     "                               QEMU (for dbtprof bbv; see --interval)\n"
+    "      --cache         blocks mode: also run the loads and stores through\n"
+    "                      each thread's L1 and L2 data-cache model in the\n"
+    "                      plugin and keep per block their misses and\n"
+    "                      unaligned accesses (what gentest takes from a\n"
+    "                      mem-mode profile), not the accesses\n"
     "      --interval N    bbv mode: instructions per interval (100000000)\n"
     "      --rep MODE      bbv mode: per-iteration or per-instruction\n"
     "      --qemu PATH     emulator to use (default from the ELF header)\n"
@@ -125,6 +130,7 @@ int cmd_record(int argc, char **argv)
 	    {"zstd", required_argument, NULL, 'z'},
 	    {"flush", required_argument, NULL, 'F'},
 	    {"interval", required_argument, NULL, 'I'},
+	    {"cache", no_argument, NULL, 'X'},
 	    {"rep", required_argument, NULL, 'R'},
 	    {"plugin", required_argument, NULL, 'P'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -140,7 +146,7 @@ int cmd_record(int argc, char **argv)
 	const char *out = NULL;
 	char *cmdline = NULL, *qcmd = NULL, *envs = NULL, cwd[PATH_MAX];
 	dbtp_err err = {0}, cerr = {0};
-	int c, fd, status = 0, quiet = 0, copy_failed, ret;
+	int c, fd, status = 0, quiet = 0, copy_failed, ret, cache = 0;
 	char *end;
 	struct stat st;
 
@@ -216,6 +222,9 @@ int cmd_record(int argc, char **argv)
 						   "per-instruction");
 			rep_insn = !strcmp(optarg, "per-instruction");
 			break;
+		case 'X':
+			cache = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -253,6 +262,12 @@ int cmd_record(int argc, char **argv)
 			 rep_insn ? "insn" : "iter");
 		o.plugin_args = pargs;
 	}
+	if (cache && strcmp(o.mode, "blocks")) {
+		free((void *)o.env);
+		return usage_error("record", "--cache goes with -m blocks");
+	}
+	if (cache)
+		o.plugin_args = "cache=on";
 
 	/* Create the output first: a bad path fails before anything runs. */
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -38,6 +38,7 @@ struct stats {
 	uint64_t *execs; /* per block id */
 	uint32_t nexecs;
 	uint64_t blocks, insns, mems, stores, syscalls;
+	uint64_t l1, l2, unaligned; /* record --cache's tallies */
 	uint64_t sys_calls[1024], sys_other;
 	struct fn_acc *fns;
 	size_t nfns;
@@ -210,6 +211,12 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			if (ev.mem_flags & DBTP_ACCESS_STORE)
 				s.stores++;
 			break;
+		case DBTP_EV_CACHE:
+			s.mems += ev.count;
+			s.l1 += ev.l1_misses;
+			s.l2 += ev.l2_misses;
+			s.unaligned += ev.unaligned;
+			break;
 		case DBTP_EV_SYSCALL:
 			s.syscalls++;
 			if (ev.sysno >= 0 && ev.sysno < 1024)
@@ -259,6 +266,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		json_str(&j, "trace", path);
 		json_str(&j, "arch", dbtp_arch_name(in->arch));
 		json_str(&j, "mode", dbtp_mode_name(in->mode));
+		json_bool(&j, "cache_tallies", in->cache);
 		json_u64(&j, "format_major", in->major);
 		json_u64(&j, "format_minor", in->minor);
 		json_str(&j, "command", dbtp_trace_get(s.t, "command"));
@@ -292,6 +300,12 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			json_u64(&j, "memory_accesses", s.mems);
 			json_u64(&j, "loads", s.mems - s.stores);
 			json_u64(&j, "stores", s.stores);
+		}
+		if (in->cache) {
+			json_u64(&j, "memory_accesses", s.mems);
+			json_u64(&j, "l1_misses", s.l1);
+			json_u64(&j, "l2_misses", s.l2);
+			json_u64(&j, "unaligned", s.unaligned);
 		}
 		json_u64(&j, "trace_bytes", in->bytes);
 		json_arr(&j, "threads");
@@ -384,8 +398,9 @@ static int run_stats(const char *path, int json, int top, int disasm)
 	printf("trace         %s (format %u.%u, %.1f MB, %s records)\n", path,
 	       in->major, in->minor, (double)in->bytes / 1e6,
 	       fmt_u64(in->records, n1));
-	printf("guest         %s, mode %s\n", dbtp_arch_name(in->arch),
-	       dbtp_mode_name(in->mode));
+	printf("guest         %s, mode %s%s\n", dbtp_arch_name(in->arch),
+	       dbtp_mode_name(in->mode),
+	       in->cache ? ", with cache tallies (--cache)" : "");
 	if (dbtp_trace_get(s.t, "command"))
 		printf("command       %s\n", dbtp_trace_get(s.t, "command"));
 	if (dbtp_trace_get(s.t, "qemu_version"))
@@ -405,6 +420,12 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		printf("memory accesses   %18s  (%s loads, %s stores)\n",
 		       fmt_u64(s.mems, n1), fmt_u64(s.mems - s.stores, n2),
 		       fmt_u64(s.stores, n3));
+	if (in->cache) {
+		printf("memory accesses   %18s\n", fmt_u64(s.mems, n1));
+		printf("L1 misses         %18s  (L2 misses %s)\n",
+		       fmt_u64(s.l1, n1), fmt_u64(s.l2, n2));
+		printf("unaligned         %18s\n", fmt_u64(s.unaligned, n1));
+	}
 	if (in->mode != DBTP_MODE_COUNT) {
 		if (in->mode == DBTP_MODE_BBV)
 			printf("intervals         %18s instructions%s\n",

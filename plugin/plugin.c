@@ -9,14 +9,19 @@
  * chunk=WORDS (events buffered per thread before a chunk is cut),
  * zstd=LEVEL (0 stores chunks uncompressed), flush=MS (when the writer has
  * been idle that long, and before a thread's last chunk, it encodes what
- * threads have published; 0 = only full buffers; default 20).
+ * threads have published; 0 = only full buffers; default 20), cache=on
+ * (blocks mode: the memory accesses are recorded as in mem mode, but the
+ * writer thread runs them through each thread's L1 and L2 model
+ * (dbtp/cache.h) and writes, at the end, per block tallies of operations,
+ * misses and unaligned accesses instead of the accesses).
  *
  * The plugin collects and never analyses.  Hot path: a guest thread appends
- * one 64-bit word per executed block (plus two per memory access in mem mode)
- * to a buffer of its own - no locks, no atomics.  A full buffer is handed to
- * a writer thread, which encodes it (predicted successors, address strides),
- * compresses it with zstd and writes it, on another core.  Block
- * descriptions are written before the first chunk that uses them.
+ * one 64-bit word per executed block (plus two per memory access in mem mode
+ * and with cache=on) to a buffer of its own - no locks, no atomics.  A full
+ * buffer is handed to a writer thread, which encodes it (predicted
+ * successors, address strides), compresses it with zstd and writes it, on
+ * another core.  Block descriptions are written before the first chunk that
+ * uses them.
  *
  * bbv mode (mode=bbv, interval=N, rep=iter|insn, single=BLOCKS) counts in
  * the callback itself while the guest has one thread: the callback's
@@ -46,6 +51,7 @@
 #include <zstd.h>
 
 #include "dbtp/bbv.h"
+#include "dbtp/cache.h"
 #include "qemu_api.h"
 #include "trace/format.h"
 
@@ -71,6 +77,8 @@ static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 /* Count mode: executions by id, dense so hot counters share cache lines. */
 static uint64_t *cnt_pages[MAX_PAGES];
+/* cache=on: tallies by id, the writer thread's. */
+static struct dbtp_cache_tally *tally_pages[MAX_PAGES];
 static uint32_t nblk;	      /* ids handed out */
 static struct blk **blk_hash; /* by vaddr and content */
 static size_t blk_hash_size;
@@ -124,6 +132,8 @@ struct thr {
 	_Alignas(64) struct dbtp_enc enc;
 	uint64_t *taken_buf; /* buffer the writer has encoded a prefix of */
 	size_t taken;	     /* words of it already encoded */
+	dbtp_cache *cache;   /* cache=on: the thread's L1 and L2 */
+	uint32_t cblk;	     /* ... and its current block + 1 (0: none yet) */
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
@@ -155,6 +165,7 @@ static int writer_started;
 /* --- settings and state ------------------------------------------------ */
 
 static int mode = DBTP_MODE_BLOCKS;
+static int cache_on;	   /* cache=on */
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
 static int bbv_rep_insn;		  /* bbv mode: rep counted once */
@@ -527,7 +538,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	qemu_plugin_register_vcpu_tb_exec_cb(
 	    tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
-	if (mode == DBTP_MODE_MEM) {
+	if (mode == DBTP_MODE_MEM || cache_on) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
 		for (size_t i = 0; i < n; i++)
@@ -600,6 +611,72 @@ static uint64_t mem_info(uint64_t raw)
 static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 		      int exit_reason);
 
+/*
+ * cache=on: run the memory accesses among words [from, n) of thread @t's
+ * buffer @w through the thread's caches, tally them for their block, and
+ * move the other words down over them.  Returns the new end.  Writer
+ * thread; the words below the guest thread's n are no longer its.
+ */
+static size_t cache_range(struct thr *t, uint64_t *w, size_t from, size_t n)
+{
+	static const struct dbtp_cache_geom l1 = {
+	    DBTP_CACHE_L1_SIZE, DBTP_CACHE_L1_WAYS, DBTP_CACHE_L1_LINE};
+	static const struct dbtp_cache_geom l2 = {
+	    DBTP_CACHE_L2_SIZE, DBTP_CACHE_L2_WAYS, DBTP_CACHE_L2_LINE};
+	size_t k = from;
+
+	if (!t->cache && dbtp_cache_new(&t->cache, &l1, &l2, NULL)) {
+		complain("dbtprof plugin: out of memory for thread %u's caches",
+			 t->num);
+		abort();
+	}
+	for (size_t i = from; i < n;) {
+		uint64_t word = w[i], info, size, a;
+		struct dbtp_cache_counts c = {0};
+		struct dbtp_cache_tally *ty;
+		uint32_t id;
+		size_t len = 2; /* DBTP_RAW_SYSRET */
+
+		switch (word & 3) {
+		case DBTP_RAW_BLOCK:
+			t->cblk = (uint32_t)(word >> 2) + 1;
+			len = 1;
+			break;
+		case DBTP_RAW_MEM:
+			a = w[i + 1];
+			i += 2;
+			if (!t->cblk) /* as gentest's model: none before */
+				continue;
+			info = mem_info(word >> 2);
+			size = 1u << (info & DBTP_MEM_SIZE_SHIFT_MASK);
+			dbtp_cache_access(t->cache, a, (uint32_t)size,
+					  (info & DBTP_MEM_STORE) != 0, &c);
+			id = t->cblk - 1;
+			if (!tally_pages[id / PAGE_BLOCKS] &&
+			    !(tally_pages[id / PAGE_BLOCKS] =
+				  calloc(PAGE_BLOCKS,
+					 sizeof(struct dbtp_cache_tally)))) {
+				complain("dbtprof plugin: out of memory");
+				abort();
+			}
+			ty = &tally_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
+			ty->ops++;
+			ty->l1 += c.l1_misses;
+			ty->l2 += c.l2_misses;
+			ty->unaligned +=
+			    (size == 2 || size == 4 || size == 8) && a % size;
+			continue;
+		case DBTP_RAW_SYSCALL:
+			len = 7;
+			break;
+		}
+		memmove(w + k, w + i, len * sizeof(*w));
+		k += len;
+		i += len;
+	}
+	return k;
+}
+
 /* Encode words [from, n) of thread @t's buffer @w as one chunk. */
 static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 			int exit_reason)
@@ -629,6 +706,13 @@ static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 				i++;
 				break;
 			}
+		}
+	}
+	if (cache_on) {
+		n = cache_range(t, w, from, n);
+		if (exit_reason >= 0) {
+			dbtp_cache_free(t->cache);
+			t->cache = NULL;
 		}
 	}
 	ebuf.len = 0;
@@ -1296,6 +1380,14 @@ static void write_counts(void)
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
+static const struct dbtp_cache_tally *tally_of(void *ctx, uint32_t id)
+{
+	(void)ctx;
+	return tally_pages[id / PAGE_BLOCKS]
+		   ? &tally_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS]
+		   : NULL;
+}
+
 static void on_exit_cb(qemu_plugin_id_t id, void *p)
 {
 	(void)id;
@@ -1320,6 +1412,9 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		if (writer_started)
 			pthread_join(writer, NULL);
 		take_pending_blocks();
+		if (cache_on && dbtp_cache_recs_put(&obuf, nblk, tally_of, NULL,
+						    zctx, zlevel))
+			write_errno = write_errno ? write_errno : ENOMEM;
 	}
 	write_end();
 	out_flush();
@@ -1361,6 +1456,8 @@ static int write_header(const char *target)
 		feat |= DBTP_FEAT_MEM;
 	if (mode == DBTP_MODE_BBV)
 		feat |= DBTP_FEAT_BBV;
+	if (cache_on)
+		feat |= DBTP_FEAT_CACHE;
 	ebuf.len = 0;
 	if (dbtp_buf_reserve(&ebuf, 64))
 		return -1;
@@ -1431,6 +1528,12 @@ static int parse_args(int argc, char **argv)
 					 v);
 				return -1;
 			}
+		} else if (!strncmp(a, "cache=", 6)) {
+			if (strcmp(v, "on") && strcmp(v, "off")) {
+				complain("dbtprof plugin: cache is on or off");
+				return -1;
+			}
+			cache_on = !strcmp(v, "on");
 		} else if (!strncmp(a, "chunk=", 6)) {
 			long c = strtol(v, &end, 10);
 
@@ -1484,6 +1587,10 @@ static int parse_args(int argc, char **argv)
 			complain("dbtprof plugin: unknown argument '%s'", a);
 			return -1;
 		}
+	}
+	if (cache_on && mode != DBTP_MODE_BLOCKS) {
+		complain("dbtprof plugin: cache=on needs mode=blocks");
+		return -1;
 	}
 	if (out && fd >= 0) {
 		complain("dbtprof plugin: give out= or fd=, not both");

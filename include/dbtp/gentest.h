@@ -95,7 +95,8 @@ struct dbtp_gt_block {
 	 * block only to one on its own page and looks the others up */
 	uint64_t crossed;
 	/* memory accesses that missed the L1 data cache, over the mem-mode
-	 * profiles: each thread's accesses through its own 32 KiB, 8-way
+	 * profiles (or their tallies in blocks-mode ones with the plugin's
+	 * cache tallies): each thread's accesses through its own 32 KiB, 8-way
 	 * L1 of 64-byte lines (dbtp/cache.h's default geometry), and of
 	 * those the misses of the 1 MiB L2 behind it */
 	uint64_t l1_misses, l2_misses;
@@ -213,8 +214,9 @@ struct dbtp_gt_branches {
 
 void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
 			    struct dbtp_gt_branches *out);
-/** Whether some profile was recorded with memory accesses (mem mode):
- * then blocks have their l1_misses. */
+/** Whether some profile was recorded with memory accesses (mem mode) or
+ * the plugin's cache tallies (`record --cache`): then blocks have their
+ * l1_misses, l2_misses and unaligned. */
 int dbtp_gt_model_mem(const dbtp_gt_model *m);
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m);
 const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,

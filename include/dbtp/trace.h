@@ -80,6 +80,7 @@ enum dbtp_event_type {
 	DBTP_EV_THREAD_EXIT = 6,  /* @thread ended */
 	DBTP_EV_COUNT = 7,	  /* count mode: @block executed @count times */
 	DBTP_EV_INTERVAL = 8,	  /* bbv mode: one interval of @thread */
+	DBTP_EV_CACHE = 9,	  /* @block's cache tally (see below) */
 };
 
 /* struct dbtp_event.mem_flags */
@@ -112,6 +113,14 @@ struct dbtp_event {
 	uint32_t nivl;
 	uint64_t ivl_index;
 	int ivl_last;
+	/* DBTP_EV_CACHE (traces with dbtp_trace_info's @cache, after every
+	 * block event): over the whole run, @block made @count memory
+	 * operations, of which @unaligned (2, 4 or 8 bytes at an address not a
+	 * multiple of their size), and missed @l1_misses times in the L1 data
+	 * cache and @l2_misses times in the L2, each thread through its own
+	 * caches of dbtp/cache.h's default geometry; @thread is 0.  A block
+	 * without memory operations has none. */
+	uint64_t l1_misses, l2_misses, unaligned;
 };
 
 /** How the plugin said the process ended (END record). */
@@ -139,6 +148,7 @@ struct dbtp_trace_info {
 	int mode;
 	uint64_t interval;	 /* bbv mode: instructions per interval */
 	int rep_per_instruction; /* bbv mode: rep counting convention */
+	int cache;		 /* blocks mode with DBTP_EV_CACHE events */
 	int has_end, end_reason;
 	uint64_t end_code, end_threads, end_blocks, end_distinct, end_files;
 	int has_status, status_kind;
@@ -207,10 +217,13 @@ typedef struct dbtp_writer dbtp_writer;
 
 /**
  * dbtp_writer_open() - create @path.  @chunk_events (0 = default 65536)
- * sets how many raw words a thread buffers before a chunk is cut.
+ * sets how many raw words a thread buffers before a chunk is cut.  @mode
+ * DBTP_MODE_BLOCKS | DBTP_WRITER_CACHE writes a blocks-mode trace with
+ * cache tallies (dbtp_writer_cache()).
  */
+#define DBTP_WRITER_CACHE 0x100
 int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
-		     enum dbtp_mode mode, uint32_t chunk_events, dbtp_err *err);
+		     int mode, uint32_t chunk_events, dbtp_err *err);
 int dbtp_writer_info(dbtp_writer *w, const char *key, const char *val,
 		     dbtp_err *err);
 /** dbtp_writer_file() - declare a mapped file; its id in *@id. */
@@ -234,6 +247,13 @@ int dbtp_writer_thread_exit(dbtp_writer *w, uint32_t thread, dbtp_err *err);
 /** dbtp_writer_count() - count mode: block @block ran @count times. */
 int dbtp_writer_count(dbtp_writer *w, uint32_t block, uint64_t count,
 		      dbtp_err *err);
+/**
+ * dbtp_writer_cache() - add to block @block's cache tally (DBTP_EV_CACHE):
+ * @ops memory operations, @l1 and @l2 misses, @unaligned accesses.  The
+ * tallies are written at dbtp_writer_close().
+ */
+int dbtp_writer_cache(dbtp_writer *w, uint32_t block, uint64_t ops, uint64_t l1,
+		      uint64_t l2, uint64_t unaligned, dbtp_err *err);
 /** dbtp_writer_close() - flush, write the END record, close; frees @w. */
 int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err);
 

@@ -389,7 +389,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	memset(p, 0, sizeof(*p));
 	p->threads = threads;
 	m->arch = info->arch;
-	m->mem |= info->mode == DBTP_MODE_MEM;
+	m->mem |= info->mode == DBTP_MODE_MEM || info->cache;
 	if (!m->dis && dbtp_disasm_open(&m->dis, m->arch, err))
 		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
@@ -432,6 +432,17 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		    p->th[ev.thread].last) {
 			if (l1_access(m, &p->th[ev.thread], &ev, err))
 				goto fail;
+			continue;
+		}
+		/* the plugin's tallies, as l1_access() counts */
+		if (ev.type == DBTP_EV_CACHE && ev.block->id < nmap &&
+		    map[ev.block->id]) {
+			struct dbtp_gt_block *b =
+			    &m->blk[map[ev.block->id] - 1];
+
+			b->l1_misses += ev.l1_misses;
+			b->l2_misses += ev.l2_misses;
+			b->unaligned += ev.unaligned;
 			continue;
 		}
 		if (ev.type != DBTP_EV_BLOCK)

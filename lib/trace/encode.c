@@ -139,3 +139,53 @@ void dbtp_enc_free(struct dbtp_enc *e)
 {
 	dbtp_pred_free(&e->pred);
 }
+
+static const struct dbtp_cache_tally *
+tally(const struct dbtp_cache_tally *(*get)(void *, uint32_t), void *ctx,
+      uint32_t id)
+{
+	const struct dbtp_cache_tally *c = get(ctx, id);
+
+	return c && c->ops ? c : NULL;
+}
+
+int dbtp_cache_recs_put(struct dbtp_buf *out, uint32_t nblocks,
+			const struct dbtp_cache_tally *(*get)(void *, uint32_t),
+			void *ctx, void *zctx, int level)
+{
+	struct dbtp_buf p = {0};
+	uint32_t id = 0;
+	int r = 0;
+
+	while (!r && id < nblocks) {
+		uint32_t end = id, prev = 0;
+		uint64_t n = 0;
+
+		for (; end < nblocks && n < DBTP_CACHE_REC_ENTRIES; end++)
+			n += tally(get, ctx, end) != NULL;
+		if (!n)
+			break;
+		p.len = 0;
+		if (dbtp_buf_reserve(&p, 10 + n * 50)) {
+			r = -1;
+			break;
+		}
+		dbtp_put_varint(&p, n);
+		for (n = 0; id < end; id++) {
+			const struct dbtp_cache_tally *c = tally(get, ctx, id);
+
+			if (!c)
+				continue;
+			dbtp_put_varint(&p, n++ ? id - prev - 1 : id);
+			dbtp_put_varint(&p, c->ops);
+			dbtp_put_varint(&p, c->l1);
+			dbtp_put_varint(&p, c->l2);
+			dbtp_put_varint(&p, c->unaligned);
+			prev = id;
+		}
+		r = dbtp_frame_put(out, DBTP_REC_CACHE, p.p, p.len, zctx,
+				   level);
+	}
+	dbtp_buf_free(&p);
+	return r;
+}

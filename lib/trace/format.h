@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * format.h - constants of the trace format, version 1.
+ * format.h - constants of the trace format, version 1.1.
  * doc/trace-format.md is the normative description; keep the two in step.
  */
 #ifndef DBTP_TRACE_FORMAT_H
@@ -16,7 +16,7 @@
 #define DBTP_MAGIC "DBTPTRC\n"
 #define DBTP_MAGIC_LEN 8
 #define DBTP_FORMAT_MAJOR 1
-#define DBTP_FORMAT_MINOR 0
+#define DBTP_FORMAT_MINOR 1 /* 1.1: DBTP_FEAT_CACHE */
 
 #define DBTP_FRAME_LEN 16
 #define DBTP_MAX_PAYLOAD (64u << 20)	/* stored or decoded, per record */
@@ -36,7 +36,8 @@ enum {
 	DBTP_REC_END = 7,	/* the plugin's last record */
 	DBTP_REC_STATUS = 8,	/* how the guest ended, added by the recorder */
 	DBTP_REC_INTERVALS = 9, /* bbv mode: one thread's interval vector */
-	DBTP_REC_MAX = 9,
+	DBTP_REC_CACHE = 10,	/* per-block cache tallies (DBTP_FEAT_CACHE) */
+	DBTP_REC_MAX = 10,
 };
 
 /* Frame flags. */
@@ -46,7 +47,9 @@ enum {
 #define DBTP_FEAT_MEM 0x01     /* EVENTS carry memory accesses */
 #define DBTP_FEAT_SYSCALL 0x02 /* EVENTS carry syscalls */
 #define DBTP_FEAT_BBV 0x04     /* INTERVALS records (bbv mode) */
-#define DBTP_FEAT_KNOWN (DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL | DBTP_FEAT_BBV)
+#define DBTP_FEAT_CACHE 0x08   /* CACHE records (blocks mode) */
+#define DBTP_FEAT_KNOWN                                                        \
+	(DBTP_FEAT_MEM | DBTP_FEAT_SYSCALL | DBTP_FEAT_BBV | DBTP_FEAT_CACHE)
 
 /* INTERVALS record flags. */
 #define DBTP_IVL_LAST 0x01   /* the thread's last interval (may be short) */
@@ -200,5 +203,27 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 		   const uint64_t *w, size_t n, int exit_reason,
 		   struct dbtp_ninsns ninsns, struct dbtp_buf *out);
 void dbtp_enc_free(struct dbtp_enc *e);
+
+/*
+ * CACHE records: per block, the memory operations, L1 and L2 misses and
+ * unaligned accesses the plugin's cache model counted (DBTP_FEAT_CACHE).
+ * Payload: varint n, then n entries of varint gap (the first entry's block
+ * id; later ones' id - previous id - 1), ops, l1, l2, unaligned.
+ */
+struct dbtp_cache_tally {
+	uint64_t ops, l1, l2, unaligned;
+};
+
+#define DBTP_CACHE_REC_ENTRIES 65536 /* at most, per record */
+
+/**
+ * dbtp_cache_recs_put() - append CACHE records to @out for the blocks
+ * 0 .. @nblocks - 1 whose tally (@get(@ctx, id), NULL for none) has
+ * memory operations, compressed as dbtp_frame_put() does.  0 or -1 (out of
+ * memory).
+ */
+int dbtp_cache_recs_put(struct dbtp_buf *out, uint32_t nblocks,
+			const struct dbtp_cache_tally *(*get)(void *, uint32_t),
+			void *ctx, void *zctx, int level);
 
 #endif

@@ -82,6 +82,9 @@ struct dbtp_trace {
 	/* decoding COUNTS */
 	struct dbtp_cursor cc;
 	uint64_t count_next, count_left;
+	/* decoding CACHE */
+	struct dbtp_cursor kc;
+	uint64_t cache_left, cache_next;
 	int after_end;
 	int skip_events; /* dbtp_trace_skip_events() */
 };
@@ -310,11 +313,14 @@ static int rec_header(dbtp_trace *t, dbtp_err *err)
 		return fail(t, err, "unknown guest architecture");
 	if (mode > DBTP_MODE_BBV)
 		return fail(t, err, "unknown recording mode");
+	if ((feat & DBTP_FEAT_CACHE) && mode != DBTP_MODE_BLOCKS)
+		return fail(t, err, "cache tallies outside blocks mode");
 	t->info.major = (unsigned)maj;
 	t->info.minor = (unsigned)min;
 	t->info.features = feat;
 	t->info.arch = (enum dbtp_arch)arch;
 	t->info.mode = (int)mode;
+	t->info.cache = (feat & DBTP_FEAT_CACHE) != 0;
 	if (mode == DBTP_MODE_BBV) {
 		t->info.interval = dbtp_get_varint(&c);
 		t->info.rep_per_instruction = (int)dbtp_get_varint(&c);
@@ -780,6 +786,40 @@ static int rec_counts(dbtp_trace *t, dbtp_err *err)
 	return 0;
 }
 
+static int rec_cache(dbtp_trace *t, dbtp_err *err)
+{
+	if (!t->info.cache)
+		return fail(t, err, "CACHE record without the cache feature");
+	dbtp_cursor_init(&t->kc, t->raw.p, t->raw.len);
+	t->cache_left = dbtp_get_varint(&t->kc);
+	t->cache_next = 0;
+	if (t->kc.bad || !t->cache_left || t->cache_left > t->nblocks)
+		return fail(t, err, "malformed CACHE record");
+	return 0;
+}
+
+/* The next entry of the CACHE record being decoded, in @ev. */
+static int cache_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+{
+	struct dbtp_cursor *c = &t->kc;
+	uint64_t id = t->cache_next + dbtp_get_varint(c);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = DBTP_EV_CACHE;
+	ev->count = dbtp_get_varint(c);
+	ev->l1_misses = dbtp_get_varint(c);
+	ev->l2_misses = dbtp_get_varint(c);
+	ev->unaligned = dbtp_get_varint(c);
+	if (c->bad || id < t->cache_next || id >= t->nblocks || !ev->count ||
+	    ev->l2_misses > ev->l1_misses || ev->unaligned > ev->count)
+		return fail(t, err, "bad entry in CACHE record");
+	ev->block = blk(t, (uint32_t)id);
+	t->cache_next = id + 1;
+	if (!--t->cache_left && !dbtp_cursor_done(c))
+		return fail(t, err, "trailing bytes in CACHE record");
+	return 1;
+}
+
 static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
 	struct dbtp_cursor c;
@@ -913,6 +953,8 @@ int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 				return fail(t, err, "trailing bytes in COUNTS");
 			return 1;
 		}
+		if (t->cache_left)
+			return cache_next(t, ev, err);
 		r = read_record(t, &type, err);
 		if (r <= 0)
 			return r;
@@ -947,6 +989,9 @@ int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 			break;
 		case DBTP_REC_STATUS:
 			r = rec_status(t, err);
+			break;
+		case DBTP_REC_CACHE:
+			r = t->skip_events ? 0 : rec_cache(t, err);
 			break;
 		case DBTP_REC_INTERVALS:
 			r = rec_intervals(t, ev, err);

@@ -32,6 +32,9 @@ struct dbtp_writer {
 	uint16_t **ni_pages; /* instruction counts, dbtp_ninsns pages */
 	uint32_t ni_npages;
 	uint64_t *counts;
+	int cache;			/* DBTP_WRITER_CACHE */
+	struct dbtp_cache_tally *tally; /* by block, if @cache */
+	uint32_t ntally;
 	struct wthread *th;
 	uint32_t nth;
 	int failed;
@@ -76,12 +79,18 @@ static int put_kv(struct dbtp_buf *b, const char *k, const char *v)
 }
 
 int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
-		     enum dbtp_mode mode, uint32_t chunk_events, dbtp_err *err)
+		     int mode, uint32_t chunk_events, dbtp_err *err)
 {
 	dbtp_writer *w = calloc(1, sizeof(*w));
 	uint64_t feat = 0;
 
 	*out = NULL;
+	if ((mode & DBTP_WRITER_CACHE) &&
+	    (mode & ~DBTP_WRITER_CACHE) != DBTP_MODE_BLOCKS) {
+		free(w);
+		return dbtp_err_set(err, EINVAL,
+				    "cache tallies need blocks mode");
+	}
 	if (!w || !(w->path = strdup(path)) || !(w->zctx = ZSTD_createCCtx())) {
 		if (w)
 			free(w->path);
@@ -89,7 +98,9 @@ int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 		return dbtp_err_set(err, ENOMEM, "out of memory");
 	}
 	w->arch = arch;
-	w->mode = mode;
+	w->cache = (mode & DBTP_WRITER_CACHE) != 0;
+	mode &= ~DBTP_WRITER_CACHE;
+	w->mode = (enum dbtp_mode)mode;
 	w->chunk = chunk_events ? chunk_events : 65536;
 	if (w->chunk > DBTP_MAX_CHUNK_WORDS)
 		w->chunk = DBTP_MAX_CHUNK_WORDS;
@@ -105,6 +116,8 @@ int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 		feat |= DBTP_FEAT_SYSCALL;
 	if (mode == DBTP_MODE_MEM)
 		feat |= DBTP_FEAT_MEM;
+	if (w->cache)
+		feat |= DBTP_FEAT_CACHE;
 	if (dbtp_buf_reserve(&w->tmp, 64) ||
 	    dbtp_buf_reserve(&w->out, DBTP_MAGIC_LEN))
 		goto nomem;
@@ -367,6 +380,36 @@ int dbtp_writer_count(dbtp_writer *w, uint32_t block, uint64_t count,
 	return 0;
 }
 
+int dbtp_writer_cache(dbtp_writer *w, uint32_t block, uint64_t ops, uint64_t l1,
+		      uint64_t l2, uint64_t unaligned, dbtp_err *err)
+{
+	struct dbtp_cache_tally *c;
+
+	if (!w->cache || block >= w->nblocks)
+		return werr(w, err, EINVAL,
+			    "a cache tally without DBTP_WRITER_CACHE or for "
+			    "an undeclared block");
+	if (block >= w->ntally) {
+		c = realloc(w->tally, w->nblocks * sizeof(*c));
+		if (!c)
+			return werr(w, err, ENOMEM, "out of memory");
+		memset(c + w->ntally, 0, (w->nblocks - w->ntally) * sizeof(*c));
+		w->tally = c;
+		w->ntally = w->nblocks;
+	}
+	c = &w->tally[block];
+	c->ops += ops;
+	c->l1 += l1;
+	c->l2 += l2;
+	c->unaligned += unaligned;
+	return 0;
+}
+
+static const struct dbtp_cache_tally *tally_of(void *ctx, uint32_t id)
+{
+	return &((dbtp_writer *)ctx)->tally[id];
+}
+
 int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err)
 {
 	uint64_t total = 0;
@@ -394,6 +437,9 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err)
 				r = werr(w, err, ENOMEM, "out of memory");
 		}
 	}
+	if (!r && w->ntally &&
+	    dbtp_cache_recs_put(&w->out, w->ntally, tally_of, w, w->zctx, 1))
+		r = werr(w, err, ENOMEM, "out of memory");
 	if (!r) {
 		w->tmp.len = 0;
 		if (dbtp_buf_reserve(&w->tmp, 80)) {
@@ -423,6 +469,7 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err)
 		free(w->ni_pages[i]);
 	free(w->ni_pages);
 	free(w->counts);
+	free(w->tally);
 	dbtp_buf_free(&w->out);
 	dbtp_buf_free(&w->tmp);
 	dbtp_buf_free(&w->pend_blocks);

@@ -112,6 +112,57 @@ contains "text estimate" "SimPoint estimate of thread 0: 2 points, weights sum 1
 contains "text estimate L1" "L1 miss rate        10.0000%      12.5000%        -20.00%" "$out"
 
 # Errors.
+# record --cache: the plugin runs the accesses through the same model,
+# per thread, and keeps per block their count, misses and unaligned ones.
+# memops: the loop's block makes 999 x 2 accesses; the first iteration's
+# two are in the first block: 250 L1 and L2 misses in all, as above.
+"$DBTPROF" record -q --cache -o "$T/c.trace" -- "$G/x86_64/memops"
+eq "--cache: memops tallies" "2 1 1 0|1998 249 249 0" "$("$DBTPROF" dump "$T/c.trace" |
+	awk '$1 == "cache" { print $5, $7, $9, $11 }' | paste -sd'|')"
+eq "--cache: memops, the blocks of the accesses" \
+	"$("$DBTPROF" dump "$T/m.trace" | awk '$2 == "block" { b = $3 } $2 == "mem" { n[b]++ } END { for (k in n) print k }' | sort -n | paste -sd' ')" \
+	"$("$DBTPROF" dump "$T/c.trace" | awk '$1 == "cache" { print $2 }' | paste -sd' ')"
+eq "--cache: stats, the mem-mode trace's totals" \
+	"blocks true $(cj "$T/m.trace" '.total | [.memory_ops, .l1_misses, .l2_misses] | join(" ")') 0" \
+	"$(js "$T/c.trace" '[.mode, .cache_tallies, .memory_accesses, .l1_misses, .l2_misses, .unaligned] | join(" ")')"
+contains "--cache: stats" "mode blocks, with cache tallies (--cache)" "$("$DBTPROF" stats "$T/c.trace")"
+# Two threads each walk a 1.28 MB buffer once with 20,000 unaligned
+# 4-byte loads 64 bytes apart, at +62: each straddles two lines, the
+# second of which the next load touches first.  Each thread's own L1 and
+# L2 (the buffer is larger) miss on both lines in the first iteration,
+# which is part of the function's first block, then on one new line in
+# each of the loop block's 19,999.
+cat >"$T/w2.c" <<'EOF'
+#include <pthread.h>
+void walk(void);
+__asm__(".text\n.globl walk\nwalk:\n\tlea rsi, [rip + wbuf + 62]\n"
+	"\tmov ecx, 20000\n.globl walk_loop\nwalk_loop:\n"
+	"\tmov eax, dword ptr [rsi]\n\tadd rsi, 64\n\tsub ecx, 1\n"
+	"\tjnz walk_loop\n\tret\n\t.bss\n\t.p2align 6\nwbuf:\n"
+	"\t.zero 1280064\n\t.text\n");
+static void *run(void *a) { walk(); return a; }
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, 0, run, 0);
+	walk();
+	pthread_join(t, 0);
+	return 0;
+}
+EOF
+${CC_GUEST:-cc} -O2 -static -pthread -masm=intel -o "$T/w2" "$T/w2.c"
+"$DBTPROF" record -q --cache -o "$T/w2.trace" -- "$T/w2"
+for f in walk walk_loop; do
+	a=$(nm "$T/w2" | awk -v f=$f '$3 == f { print $1 }' | sed 's/^0*/0x/')
+	"$DBTPROF" dump "$T/w2.trace" | awk -v a="$a" '$1 == "cache" && $3 == a { print $5, $7, $9, $11 }'
+done >"$T/w2.tally"
+eq "--cache: two threads' walks" "2 4 4 2|39998 39998 39998 39998" "$(paste -sd'|' "$T/w2.tally")"
+eq "--cache: two threads" 2 "$(js "$T/w2.trace" '.threads | length')"
+eq "--cache with mem mode" 2 "$(status "$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops")"
+contains "--cache with mem mode: message" "--cache goes with -m blocks" \
+	"$("$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops" 2>&1 || true)"
+eq "cache=maybe" 1 "$(status qemu-x86_64 -plugin "$B/libdbtp-qemu.so,out=$T/x.trace,cache=maybe" "$G/x86_64/memops")"
+
 "$DBTPROF" record -q -m blocks -o "$T/b.trace" -- "$G/x86_64/memops"
 eq "blocks mode status" 1 "$(status "$DBTPROF" cache "$T/b.trace")"
 contains "blocks mode message" "a blocks-mode trace has no memory accesses; record it with --mode mem" \

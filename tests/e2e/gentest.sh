@@ -58,7 +58,13 @@ fn_misses() {
 # as exact() does, from a mem-mode profile ($T/NAME.trace)
 mem_guest() {
 	$CC -O2 -static -masm=intel -o "$T/$1" "$2"
+	"$DBTPROF" record -q --cache -o "$T/$1.cache" -- "$T/$1" >/dev/null
 	MODE=mem exact "$T/$1" "$1"
+	# the plugin's cache tallies (record --cache) give the program that
+	# the accesses of the mem-mode profile give
+	"$DBTPROF" gentest -o "$T/$1.cache.c" "$T/$1.cache" >/dev/null
+	eq "$1: record --cache, the program of mem mode" "" \
+		"$(cmp "$T/$1.c" "$T/$1.cache.c" 2>&1)"
 }
 
 # gen_misses NAME K LO HI WHAT [FIELD]: a mem-mode recording of generated

@@ -378,6 +378,122 @@ static void test_corruption(const char *good, const char *bad)
 	free(p);
 }
 
+/* Tally of block @i in test_cache(): none for every third block. */
+static struct dbtp_cache_tally cache_tally(uint32_t i)
+{
+	struct dbtp_cache_tally c = {0};
+
+	if (i % 3 == 1)
+		return c;
+	c.ops = 1 + i % 7 + (i == 5 ? (1ull << 40) : 0);
+	c.l1 = i % 5;
+	c.l2 = i % 5 / 2;
+	c.unaligned = i % 2;
+	return c;
+}
+
+/*
+ * Blocks-mode traces with cache tallies (DBTP_WRITER_CACHE): the tallies
+ * read back exactly, in order of block id, after every block event, in as
+ * many CACHE records as DBTP_CACHE_REC_ENTRIES needs; bad tallies and
+ * misuse are errors.  Leaves the good trace at @path.
+ */
+static void test_cache(const char *path, uint32_t nblocks)
+{
+	static const uint8_t sizes[1] = {1}, bytes[1] = {0x90};
+	dbtp_writer *w;
+	dbtp_trace *t;
+	dbtp_err err = {0};
+	struct dbtp_event ev;
+	uint32_t id, next = 0, blocks = 0, tallies = 0, want = 0;
+	int r, after = 0, has_end;
+
+	CHECK(dbtp_writer_open(&w, path, DBTP_ARCH_X86_64,
+			       DBTP_MODE_MEM | DBTP_WRITER_CACHE, 0, &err));
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64,
+				DBTP_MODE_BLOCKS | DBTP_WRITER_CACHE, 0, &err));
+	for (uint32_t i = 0; i < nblocks; i++) {
+		struct dbtp_cache_tally c = cache_tally(i);
+
+		CHECK(!dbtp_writer_block(w, 0x400000 + i, 1, sizes, bytes, 0, 0,
+					 &id, &err));
+		CHECK(!dbtp_writer_exec(w, i % 3, id, &err));
+		/* in two parts: tallies add up */
+		CHECK(!dbtp_writer_cache(w, id, c.ops / 2, c.l1 / 2, c.l2 / 2,
+					 0, &err));
+		CHECK(!dbtp_writer_cache(w, id, c.ops - c.ops / 2,
+					 c.l1 - c.l1 / 2, c.l2 - c.l2 / 2,
+					 c.unaligned, &err));
+		want += c.ops > 0;
+	}
+	CHECK(dbtp_writer_cache(w, nblocks, 1, 0, 0, 0, &err));
+	CHECK(dbtp_writer_close(w, 0, &err)); /* the writer failed above */
+	/* more L2 than L1 misses, more unaligned accesses than operations */
+	for (int k = 0; k < 2; k++) {
+		CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64,
+					DBTP_MODE_BLOCKS | DBTP_WRITER_CACHE, 0,
+					&err));
+		CHECK(!dbtp_writer_block(w, 0x400000, 1, sizes, bytes, 0, 0,
+					 &id, &err));
+		CHECK(!dbtp_writer_exec(w, 0, id, &err));
+		CHECK(!dbtp_writer_cache(w, id, 2, 1, 1 + !k, 2 + k, &err));
+		CHECK(!dbtp_writer_close(w, 0, &err));
+		CHECK_EQ(read_all(path, &err, &has_end), -1);
+		CHECK(strstr(err.msg, "bad entry in CACHE record") != NULL);
+	}
+	/* a blocks-mode writer takes no tallies */
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	CHECK(
+	    !dbtp_writer_block(w, 0x400000, 1, sizes, bytes, 0, 0, &id, &err));
+	CHECK(dbtp_writer_cache(w, id, 1, 0, 0, 0, &err));
+	dbtp_writer_close(w, 0, &err);
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64,
+				DBTP_MODE_BLOCKS | DBTP_WRITER_CACHE, 0, &err));
+	for (uint32_t i = 0; i < nblocks; i++) {
+		struct dbtp_cache_tally c = cache_tally(i);
+
+		CHECK(!dbtp_writer_block(w, 0x400000 + i, 1, sizes, bytes, 0, 0,
+					 &id, &err));
+		CHECK(!dbtp_writer_exec(w, i % 3, id, &err));
+		CHECK(!dbtp_writer_cache(w, id, c.ops, c.l1, c.l2, c.unaligned,
+					 &err));
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	CHECK(!dbtp_trace_open(&t, path, &err));
+	CHECK(dbtp_trace_info(t)->cache);
+	while ((r = dbtp_trace_next(t, &ev, &err)) > 0) {
+		struct dbtp_cache_tally c;
+
+		if (ev.type == DBTP_EV_BLOCK) {
+			CHECK(!after);
+			blocks++;
+			continue;
+		}
+		if (ev.type != DBTP_EV_CACHE)
+			continue;
+		after = 1;
+		while (next < nblocks && !cache_tally(next).ops)
+			next++;
+		CHECK(next < nblocks);
+		if (next >= nblocks)
+			break;
+		c = cache_tally(next);
+		CHECK_EQ(ev.block->id, next);
+		CHECK_EQ(ev.count, c.ops);
+		CHECK_EQ(ev.l1_misses, c.l1);
+		CHECK_EQ(ev.l2_misses, c.l2);
+		CHECK_EQ(ev.unaligned, c.unaligned);
+		next++;
+		tallies++;
+	}
+	CHECK_EQ(r, 0);
+	CHECK(dbtp_trace_info(t)->has_end);
+	CHECK_EQ(blocks, nblocks);
+	CHECK_EQ(tallies, want);
+	dbtp_trace_close(t);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/dbtp-test-XXXXXX", a[64], b[64];
@@ -395,7 +511,10 @@ int main(void)
 		roundtrip(m, 1 + round % 5, 2000 + (int)(rnd() % 30000),
 			  64 + (uint32_t)(rnd() % 5000), a);
 	}
-	/* A small trace for the exhaustive corruption sweep. */
+	test_cache(a, DBTP_CACHE_REC_ENTRIES * 3 / 2 + 7);
+	/* Small traces for the exhaustive corruption sweep. */
+	test_cache(a, 40);
+	test_corruption(a, b);
 	roundtrip(DBTP_MODE_MEM, 2, 400, 100, a);
 	test_corruption(a, b);
 	unlink(a);
