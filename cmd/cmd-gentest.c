@@ -497,7 +497,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
 		json_u64(&j, "l2_misses", dbtp_gt_model_block(m, b)->l2_misses);
 		json_double(&j, "walks", s->walks[b]);
-		json_bool(&j, "far", s->far[b]);
+		json_bool(&j, "far", s->far[b] > 0);
 		json_u64(&j, "unaligned", dbtp_gt_model_block(m, b)->unaligned);
 		json_double(&j, "misaligned", s->misaligned[b]);
 		json_close_obj(&j);

@@ -580,11 +580,12 @@ struct dbtp_gt_summary {
 	double misses_orig, misses_walk;
 	/* of those, the blocks whose walks go over the far area (x86-64:
 	 * those whose misses missed the L2 as well, as many as make the
-	 * profiles' L2 misses), per model block 1 if it is one, and the L2
-	 * misses at the largest thread parameter, the profiles' and the far
-	 * walks' */
+	 * profiles' L2 misses), per model block those of its walks an
+	 * execution (over its copies; a chain's copy may walk where its
+	 * block does not), and the L2 misses at the largest thread
+	 * parameter, the profiles' and the far walks' */
 	uint32_t far_blocks;
-	uint8_t *far;
+	double *far;
 	double l2_orig, l2_walk;
 	/* the same for unaligned accesses (@unaligned of struct
 	 * dbtp_gt_emit_opts): blocks with operands moved off their

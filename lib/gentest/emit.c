@@ -2489,6 +2489,22 @@ static double miss_rate(const dbtp_gt_model *m, uint32_t b, int l2)
 			 : 0;
 }
 
+/* Executions of row @k over the profiles: a chain's copy of X runs its
+ * P's, X's own row the rest (plan_chains()). */
+static double row_count(const dbtp_gt_model *m, const struct rewritten *rd,
+			uint32_t k)
+{
+	uint32_t nb = dbtp_gt_model_nblocks(m), x = k < nb ? k : k - nb;
+	uint32_t p = rd[x].chain_from;
+	double cx = (double)blk(m, x)->count, cp;
+
+	if (p == UINT32_MAX)
+		return cx;
+	cp = (double)blk(m, p)->count;
+	cp = cp < cx ? cp : cx;
+	return k < nb ? cx - cp : cp;
+}
+
 /* A function's walks, the profiles' L1 misses that walk and of them L2
  * misses (plan_far()). */
 struct far_cand {
@@ -2531,7 +2547,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 			double x = walk_rate(rd, stat, k),
 			       y = miss_rate(m, k, 1),
-			       cnt = (double)blk(m, k)->count;
+			       cnt = row_count(m, rd, k);
 
 			f.l1 += cnt * x;
 			f.l2 += cnt * (y < x ? y : x);
@@ -2595,7 +2611,7 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		}
 		before += x;
 		sum->walks[k] = (double)done / u;
-		sum->far[k] = done > 0 && wa == &far_area;
+		sum->far[k] = wa == &far_area ? sum->walks[k] : 0;
 		all += done;
 	}
 	return all;
@@ -3119,7 +3135,7 @@ static void count_blocks(const dbtp_gt_model *m, const struct rewritten *rd,
 		if (!sum->random[x])
 			sum->random[x] = sum->random[v];
 		sum->crossing[x] |= sum->crossing[v];
-		sum->far[x] |= sum->far[v];
+		sum->far[x] = (1 - w) * sum->far[x] + w * sum->far[v];
 		sum->walks[x] = (1 - w) * sum->walks[x] + w * sum->walks[v];
 		sum->misaligned[x] =
 		    (1 - w) * sum->misaligned[x] + w * sum->misaligned[v];
@@ -3130,7 +3146,7 @@ static void count_blocks(const dbtp_gt_model *m, const struct rewritten *rd,
 		sum->random[b] = sum->random[b] > 0;
 		sum->cross_page += sum->crossing[b];
 		sum->walk_blocks += sum->walks[b] > 0;
-		sum->far_blocks += sum->far[b];
+		sum->far_blocks += sum->far[b] > 0;
 		sum->unaligned_blocks += sum->misaligned[b] > 0;
 	}
 }
@@ -3196,7 +3212,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->random = calloc(nr, 1);
 	sum->crossing = calloc(nr, 1);
 	sum->walks = calloc(nr, sizeof(*sum->walks));
-	sum->far = calloc(nr, 1);
+	sum->far = calloc(nr, sizeof(*sum->far));
 	sum->misaligned = calloc(nr, sizeof(*sum->misaligned));
 	chunk = calloc(nr, sizeof(*chunk));
 	want = calloc(nr, 1);
@@ -3527,9 +3543,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 						       (double)bl->count;
 			}
 			sum->misses_walk += (double)c * sum->walks[h->block];
-			if (sum->far[h->block])
-				sum->l2_walk +=
-				    (double)c * sum->walks[h->block];
+			sum->l2_walk += (double)c * sum->far[h->block];
 			sum->unaligned_made +=
 			    (double)c * sum->misaligned[h->block];
 			sum->read += (double)c * read_per_exec(bl);
