@@ -349,6 +349,14 @@ static int simulate(dbtp_trace *t, const char *path, dbtp_cachesim *s)
 	char n1[32];
 	int r;
 
+	if (dbtp_trace_info(t)->cache) {
+		error(
+		    "%s: a blocks-mode trace with cache tallies (record "
+		    "--cache) has per-block totals only (dbtprof stats, dump); "
+		    "for intervals record it with --mode mem",
+		    path);
+		return -1;
+	}
 	if (dbtp_trace_info(t)->mode != DBTP_MODE_MEM) {
 		error("%s: a %s-mode trace has no memory accesses; record it "
 		      "with --mode mem",

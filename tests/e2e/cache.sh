@@ -161,6 +161,8 @@ eq "--cache: two threads" 2 "$(js "$T/w2.trace" '.threads | length')"
 eq "--cache with mem mode" 2 "$(status "$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops")"
 contains "--cache with mem mode: message" "--cache goes with -m blocks" \
 	"$("$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops" 2>&1 || true)"
+contains "--cache: dbtprof cache says what it has" "has per-block totals only (dbtprof stats, dump)" \
+	"$("$DBTPROF" cache "$T/c.trace" 2>&1 || true)"
 eq "cache=maybe" 1 "$(status qemu-x86_64 -plugin "$B/libdbtp-qemu.so,out=$T/x.trace,cache=maybe" "$G/x86_64/memops")"
 
 "$DBTPROF" record -q -m blocks -o "$T/b.trace" -- "$G/x86_64/memops"
