@@ -906,6 +906,41 @@ eq "L1 misses of two rare blocks: walked together" 5000 \
 	"$(jq '[.block_outcomes[] | select(.executions >= 1000) | .executions * .walks] | add' <<<"$j")"
 gen_misses l1t "$(block_of "$T/l1t.plan" 40000)" 4900 5100 \
 	"L1 misses of two rare blocks (the walks 5000)"
+# Far walks with a chain: A misses the L1 and L2 on each of 70,000
+# executions, Q (60,000) four times the L1 and once the L2 an execution,
+# f (called from two loops, 40,000 times; its hotter call's block chains
+# to it) six and once.  Functions walk far by their L2 share, A's first,
+# while their walks stay within the profile's L2 misses (half a
+# function's over at most): Q's 240,000 walks would not (70,000 + 120,000
+# > 171,000); counting f's chain copy and f's own entry each with f's
+# whole count let them in (310,000 far walks).
+cat >"$T/pfs.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n"
+	"\tlea rsi, [rip + pfa]\n\tmov ebx, 70000\n.La:\n\tmov rax, qword ptr [rsi]\n"
+	"\tadd rsi, 64\n\tsub ebx, 1\n\tjnz .La\n"
+	"\tlea rsi, [rip + pfq]\n\tlea rdi, [rip + pfr]\n\txor edx, edx\n\tmov ebx, 60000\n"
+	".Lq:\n\tmov rax, qword ptr [rsi]\n\tmov rcx, qword ptr [rdi + rdx]\n"
+	"\tmov r8, qword ptr [rdi + rdx + 64]\n\tmov r9, qword ptr [rdi + rdx + 128]\n"
+	"\tadd rsi, 64\n\tadd edx, 192\n\tand edx, 65535\n\tsub ebx, 1\n\tjnz .Lq\n"
+	"\tlea rsi, [rip + pff]\n\txor edx, edx\n\tmov ebx, 30000\n"
+	".Lc1:\n\tcall pf_f\n\tsub ebx, 1\n\tjnz .Lc1\n"
+	"\tmov ebx, 10000\n.Lc2:\n\tcall pf_f\n\tsub ebx, 1\n\tjnz .Lc2\n"
+	"\txor eax, eax\n\tpop rbx\n\tret\n"
+	"pf_f:\n\tmov rax, qword ptr [rsi]\n\tmov rcx, qword ptr [rdi + rdx]\n"
+	"\tmov r8, qword ptr [rdi + rdx + 64]\n\tmov r9, qword ptr [rdi + rdx + 128]\n"
+	"\tmov r10, qword ptr [rdi + rdx + 192]\n\tmov r11, qword ptr [rdi + rdx + 256]\n"
+	"\tadd rsi, 64\n\tadd edx, 320\n\tand edx, 65535\n\tret\n"
+	"\t.bss\n\t.p2align 6\npfa:\n\t.zero 4480000\npfq:\n\t.zero 3840000\n"
+	"pff:\n\t.zero 2560000\npfr:\n\t.zero 65536\n\t.text\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/pf" "$T/pfs.c"
+"$DBTPROF" record -q --cache -o "$T/pf.trace" -- "$T/pf" >/dev/null
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pf.trace")
+eq "far walks with a chain: one chain, the walking blocks' L2 misses" "1 69999 61022 40002" \
+	"$(jq -r '"\(.chains) " + ([.block_outcomes[] | select(.l2_misses > 40000) | .l2_misses] | join(" "))' <<<"$j")"
+jq -e '.l2_misses_walked >= 69999 and .l2_misses_walked <= .l2_misses' >/dev/null <<<"$j" ||
+	fail "far walks with a chain: $(jq .l2_misses_walked <<<"$j") for the profile's $(jq .l2_misses <<<"$j") L2 misses"
+checks=$((checks + 1))
 # Unaligned accesses: a loop whose qword load at +3 and dword load at +1
 # are off their alignment (its word at +8 and qword at +16 are not) on
 # each of its 19,999 executions: the profile (mem mode) counts 39,998 in
