@@ -134,6 +134,7 @@ struct thr {
 	size_t taken;	     /* words of it already encoded */
 	dbtp_cache *cache;   /* cache=on: the thread's L1 and L2 */
 	uint32_t cblk;	     /* ... and its current block + 1 (0: none yet) */
+	struct dbtp_cache_tally *ctally; /* ... that block's, once looked up */
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
@@ -611,6 +612,19 @@ static uint64_t mem_info(uint64_t raw)
 static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 		      int exit_reason);
 
+/* cache=on: block @id's tally, its page allocated at its first use.  Writer
+ * thread. */
+static struct dbtp_cache_tally *tally_at(uint32_t id)
+{
+	struct dbtp_cache_tally **pg = &tally_pages[id / PAGE_BLOCKS];
+
+	if (!*pg && !(*pg = calloc(PAGE_BLOCKS, sizeof(**pg)))) {
+		complain("dbtprof plugin: out of memory");
+		abort();
+	}
+	return &(*pg)[id % PAGE_BLOCKS];
+}
+
 /*
  * cache=on: run the memory accesses among words [from, n) of thread @t's
  * buffer @w through the thread's caches, tally them for their block, and
@@ -619,27 +633,21 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
  */
 static size_t cache_range(struct thr *t, uint64_t *w, size_t from, size_t n)
 {
-	static const struct dbtp_cache_geom l1 = {
-	    DBTP_CACHE_L1_SIZE, DBTP_CACHE_L1_WAYS, DBTP_CACHE_L1_LINE};
-	static const struct dbtp_cache_geom l2 = {
-	    DBTP_CACHE_L2_SIZE, DBTP_CACHE_L2_WAYS, DBTP_CACHE_L2_LINE};
 	size_t k = from;
 
-	if (!t->cache && dbtp_cache_new(&t->cache, &l1, &l2, NULL)) {
+	if (!t->cache && dbtp_cache_new_default(&t->cache, NULL)) {
 		complain("dbtprof plugin: out of memory for thread %u's caches",
 			 t->num);
 		abort();
 	}
 	for (size_t i = from; i < n;) {
-		uint64_t word = w[i], info, size, a;
-		struct dbtp_cache_counts c = {0};
-		struct dbtp_cache_tally *ty;
-		uint32_t id;
+		uint64_t word = w[i], info, a;
 		size_t len = 2; /* DBTP_RAW_SYSRET */
 
 		switch (word & 3) {
 		case DBTP_RAW_BLOCK:
 			t->cblk = (uint32_t)(word >> 2) + 1;
+			t->ctally = NULL;
 			len = 1;
 			break;
 		case DBTP_RAW_MEM:
@@ -647,24 +655,13 @@ static size_t cache_range(struct thr *t, uint64_t *w, size_t from, size_t n)
 			i += 2;
 			if (!t->cblk) /* as gentest's model: none before */
 				continue;
+			if (!t->ctally)
+				t->ctally = tally_at(t->cblk - 1);
 			info = mem_info(word >> 2);
-			size = 1u << (info & DBTP_MEM_SIZE_SHIFT_MASK);
-			dbtp_cache_access(t->cache, a, (uint32_t)size,
-					  (info & DBTP_MEM_STORE) != 0, &c);
-			id = t->cblk - 1;
-			if (!tally_pages[id / PAGE_BLOCKS] &&
-			    !(tally_pages[id / PAGE_BLOCKS] =
-				  calloc(PAGE_BLOCKS,
-					 sizeof(struct dbtp_cache_tally)))) {
-				complain("dbtprof plugin: out of memory");
-				abort();
-			}
-			ty = &tally_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
-			ty->ops++;
-			ty->l1 += c.l1_misses;
-			ty->l2 += c.l2_misses;
-			ty->unaligned +=
-			    (size == 2 || size == 4 || size == 8) && a % size;
+			dbtp_cache_tally(
+			    t->cache, a,
+			    1u << (info & DBTP_MEM_SIZE_SHIFT_MASK),
+			    (info & DBTP_MEM_STORE) != 0, t->ctally);
 			continue;
 		case DBTP_RAW_SYSCALL:
 			len = 7;

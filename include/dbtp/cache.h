@@ -189,6 +189,29 @@ int dbtp_cache_probe(const dbtp_cache *c, int level, uint64_t addr,
 
 void dbtp_cache_free(dbtp_cache *c);
 
+/**
+ * struct dbtp_cache_tally - what gentest keeps of a block's memory
+ * operations (its model of a mem-mode profile, the plugin's `cache=on`):
+ * @ops operations, @l1 and @l2 misses, @unaligned operations of 2, 4 or 8
+ * bytes at an address that is not a multiple of their size.
+ */
+struct dbtp_cache_tally {
+	uint64_t ops, l1, l2, unaligned;
+};
+
+/**
+ * dbtp_cache_new_default() - dbtp_cache_new() of the default geometry
+ * (DBTP_CACHE_L1_*, DBTP_CACHE_L2_*).
+ */
+int dbtp_cache_new_default(dbtp_cache **out, dbtp_err *err);
+
+/**
+ * dbtp_cache_tally() - dbtp_cache_access() of one operation, added to
+ * tally @t.
+ */
+void dbtp_cache_tally(dbtp_cache *c, uint64_t addr, uint32_t size, int store,
+		      struct dbtp_cache_tally *t);
+
 /*
  * The simulation of a trace: a private hierarchy per thread, intervals.
  */

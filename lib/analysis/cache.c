@@ -273,6 +273,16 @@ int dbtp_cache_new(dbtp_cache **out, const struct dbtp_cache_geom *l1,
 	return 0;
 }
 
+int dbtp_cache_new_default(dbtp_cache **out, dbtp_err *err)
+{
+	static const struct dbtp_cache_geom l1 = {
+	    DBTP_CACHE_L1_SIZE, DBTP_CACHE_L1_WAYS, DBTP_CACHE_L1_LINE};
+	static const struct dbtp_cache_geom l2 = {
+	    DBTP_CACHE_L2_SIZE, DBTP_CACHE_L2_WAYS, DBTP_CACHE_L2_LINE};
+
+	return dbtp_cache_new(out, &l1, &l2, err);
+}
+
 void dbtp_cache_free(dbtp_cache *c)
 {
 	if (!c)
@@ -367,6 +377,18 @@ void dbtp_cache_access(dbtp_cache *c, uint64_t addr, uint32_t size, int store,
 		if (!level_mark_dirty(&c->l2, (v1 >> 1) >> c->rel))
 			cnt->mem_writebacks++;
 	}
+}
+
+void dbtp_cache_tally(dbtp_cache *c, uint64_t addr, uint32_t size, int store,
+		      struct dbtp_cache_tally *t)
+{
+	struct dbtp_cache_counts n = {0};
+
+	dbtp_cache_access(c, addr, size, store, &n);
+	t->ops++;
+	t->l1 += n.l1_misses;
+	t->l2 += n.l2_misses;
+	t->unaligned += (size == 2 || size == 4 || size == 8) && addr % size;
 }
 
 int dbtp_cache_probe(const dbtp_cache *c, int level, uint64_t addr,

@@ -3125,13 +3125,14 @@ static void count_blocks(const dbtp_gt_model *m, const struct rewritten *rd,
 	uint32_t nb = dbtp_gt_model_nblocks(m);
 
 	for (uint32_t x = 0; x < nb; x++) {
-		uint32_t p = rd[x].chain_from, v = nb + x;
-		double cx = (double)blk(m, x)->count, cp, w;
+		uint32_t v = nb + x;
+		double cv, cx, w;
 
-		if (p == UINT32_MAX)
+		if (rd[x].chain_from == UINT32_MAX)
 			continue;
-		cp = (double)blk(m, p)->count;
-		w = cx > 0 ? (cp < cx ? cp / cx : 1) : 0.5;
+		cv = row_count(m, rd, v);
+		cx = cv + row_count(m, rd, x);
+		w = cx > 0 ? cv / cx : 0.5;
 		if (!sum->random[x])
 			sum->random[x] = sum->random[v];
 		sum->crossing[x] |= sum->crossing[v];

@@ -325,30 +325,29 @@ static int join_wait(dbtp_trace *t, struct profile *p,
 	return 0;
 }
 
+/* Tally @t of a block's memory operations, added to block @b. */
+static void add_tally(struct dbtp_gt_block *b, const struct dbtp_cache_tally *t)
+{
+	b->l1_misses += t->l1;
+	b->l2_misses += t->l2;
+	b->unaligned += t->unaligned;
+}
+
 /*
  * Memory access @ev of thread @tr through the thread's own L1 data cache
  * (dbtp/cache.h's default geometry, created at its first access) and the
- * L2 behind it; a miss of either, and an access of 2, 4 or 8 bytes off
- * their alignment, count for the thread's current block.
+ * L2 behind it, tallied for the thread's current block.
  */
 static int l1_access(dbtp_gt_model *m, struct pthread_rec *tr,
 		     const struct dbtp_event *ev, dbtp_err *err)
 {
-	static const struct dbtp_cache_geom l1 = {
-	    DBTP_CACHE_L1_SIZE, DBTP_CACHE_L1_WAYS, DBTP_CACHE_L1_LINE};
-	static const struct dbtp_cache_geom l2 = {
-	    DBTP_CACHE_L2_SIZE, DBTP_CACHE_L2_WAYS, DBTP_CACHE_L2_LINE};
-	struct dbtp_cache_counts c = {0};
+	struct dbtp_cache_tally t = {0};
 
-	if (!tr->l1 && dbtp_cache_new(&tr->l1, &l1, &l2, err))
+	if (!tr->l1 && dbtp_cache_new_default(&tr->l1, err))
 		return -1;
-	dbtp_cache_access(tr->l1, ev->addr, ev->size,
-			  ev->mem_flags & DBTP_ACCESS_STORE, &c);
-	m->blk[tr->last - 1].l1_misses += c.l1_misses;
-	m->blk[tr->last - 1].l2_misses += c.l2_misses;
-	if ((ev->size == 2 || ev->size == 4 || ev->size == 8) &&
-	    ev->addr % ev->size)
-		m->blk[tr->last - 1].unaligned++;
+	dbtp_cache_tally(tr->l1, ev->addr, ev->size,
+			 ev->mem_flags & DBTP_ACCESS_STORE, &t);
+	add_tally(&m->blk[tr->last - 1], &t);
 	return 0;
 }
 
@@ -437,12 +436,10 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		/* the plugin's tallies, as l1_access() counts */
 		if (ev.type == DBTP_EV_CACHE && ev.block->id < nmap &&
 		    map[ev.block->id]) {
-			struct dbtp_gt_block *b =
-			    &m->blk[map[ev.block->id] - 1];
+			struct dbtp_cache_tally t = {
+			    ev.count, ev.l1_misses, ev.l2_misses, ev.unaligned};
 
-			b->l1_misses += ev.l1_misses;
-			b->l2_misses += ev.l2_misses;
-			b->unaligned += ev.unaligned;
+			add_tally(&m->blk[map[ev.block->id] - 1], &t);
 			continue;
 		}
 		if (ev.type != DBTP_EV_BLOCK)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dbtp/cache.h"
 #include "dbtp/common.h"
 #include "dbtp/trace.h"
 #include "util/buf.h"
@@ -205,15 +206,11 @@ int dbtp_enc_chunk(struct dbtp_enc *e, uint32_t thread, uint64_t tid,
 void dbtp_enc_free(struct dbtp_enc *e);
 
 /*
- * CACHE records: per block, the memory operations, L1 and L2 misses and
- * unaligned accesses the plugin's cache model counted (DBTP_FEAT_CACHE).
+ * CACHE records: per block, its tally (struct dbtp_cache_tally, of
+ * dbtp/cache.h) of the plugin's cache model (DBTP_FEAT_CACHE).
  * Payload: varint n, then n entries of varint gap (the first entry's block
  * id; later ones' id - previous id - 1), ops, l1, l2, unaligned.
  */
-struct dbtp_cache_tally {
-	uint64_t ops, l1, l2, unaligned;
-};
-
 #define DBTP_CACHE_REC_ENTRIES 65536 /* at most, per record */
 
 /**
