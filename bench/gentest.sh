@@ -27,7 +27,9 @@
 #   GT_MODE   how the profiles are recorded: cache (default; blocks mode
 #             with the plugin's cache tallies, record --cache: the L1 and
 #             L2 misses the generated program reproduces), mem (the same
-#             program from a trace some ten times larger), blocks (none)
+#             program from a trace some ten times larger), sample
+#             (record --cache-sample 10: tallies estimated from a tenth
+#             of the run, cheaper for long originals), blocks (none)
 #   GT_FIXED  1: take the generated program's fixed part (its command
 #             with --cap 16) off both programs' times (validate --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
@@ -50,7 +52,11 @@ runs=${GT_RUNS:-3}
 scale=${GT_SCALE:-1}
 repeat=${GT_REPEAT:-1}
 mode=${GT_MODE:-cache}
-if [ "$mode" = cache ]; then recmode=(-m blocks --cache); else recmode=(-m "$mode"); fi
+case $mode in
+cache) recmode=(-m blocks --cache) ;;
+sample) recmode=(-m blocks --cache-sample 10) ;;
+*) recmode=(-m "$mode") ;;
+esac
 cflags="-O2 -pthread -Wall -Wextra${GT_STATIC:+ -static}"
 mkdir -p "$out"
 bench_prepare "$BENCH_SCALE" >/dev/null

@@ -46,6 +46,12 @@ static const char usage_text[] =
     "                      plugin and keep per block their misses and\n"
     "                      unaligned accesses (what gentest takes from a\n"
     "                      mem-mode profile), not the accesses\n"
+    "      --cache-sample N  --cache, cheaper: record the accesses in one\n"
+    "                      phase in N only (phases of --cache-phase block\n"
+    "                      executions, all threads together) and scale each\n"
+    "                      block's tally by its executions over those\n"
+    "                      tallied; estimates (default 1: every access)\n"
+    "      --cache-phase B block executions a phase (default 10000000)\n"
     "      --interval N    bbv mode: instructions per interval (100000000)\n"
     "      --rep MODE      bbv mode: per-iteration or per-instruction\n"
     "      --qemu PATH     emulator to use (default from the ELF header)\n"
@@ -131,6 +137,8 @@ int cmd_record(int argc, char **argv)
 	    {"flush", required_argument, NULL, 'F'},
 	    {"interval", required_argument, NULL, 'I'},
 	    {"cache", no_argument, NULL, 'X'},
+	    {"cache-sample", required_argument, NULL, 'N'},
+	    {"cache-phase", required_argument, NULL, 'B'},
 	    {"rep", required_argument, NULL, 'R'},
 	    {"plugin", required_argument, NULL, 'P'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -147,6 +155,7 @@ int cmd_record(int argc, char **argv)
 	char *cmdline = NULL, *qcmd = NULL, *envs = NULL, cwd[PATH_MAX];
 	dbtp_err err = {0}, cerr = {0};
 	int c, fd, status = 0, quiet = 0, copy_failed, ret, cache = 0;
+	unsigned long long sample = 1, phase = 10000000;
 	char *end;
 	struct stat st;
 
@@ -225,6 +234,22 @@ int cmd_record(int argc, char **argv)
 		case 'X':
 			cache = 1;
 			break;
+		case 'N':
+		case 'B': {
+			unsigned long long *x = c == 'N' ? &sample : &phase;
+
+			errno = 0;
+			*x = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' ||
+			    !*x || *x > (c == 'N' ? 1000000ull : 1ull << 40))
+				return usage_error(
+				    "record", "bad %s '%s' (1..%s)",
+				    c == 'N' ? "--cache-sample"
+					     : "--cache-phase",
+				    optarg, c == 'N' ? "1000000" : "2^40");
+			cache = 1;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -264,10 +289,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (cache && strcmp(o.mode, "blocks")) {
 		free((void *)o.env);
-		return usage_error("record", "--cache goes with -m blocks");
+		return usage_error("record",
+				   "--cache goes with -m blocks (so do "
+				   "--cache-sample and --cache-phase)");
 	}
-	if (cache)
+	if (cache && sample == 1)
 		o.plugin_args = "cache=on";
+	else if (cache) {
+		snprintf(pargs, sizeof(pargs),
+			 "cache=on,cache_sample=%llu,cache_phase=%llu", sample,
+			 phase);
+		o.plugin_args = pargs;
+	}
 
 	/* Create the output first: a bad path fails before anything runs. */
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

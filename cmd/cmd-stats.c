@@ -158,6 +158,14 @@ static int collect_fns(struct stats *s, dbtp_symcache *cache)
 	return 0;
 }
 
+/* Header/INFO value @key as a number, 0 if absent. */
+static uint64_t kv_u64(const dbtp_trace *t, const char *key)
+{
+	const char *v = dbtp_trace_get(t, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
 static int run_stats(const char *path, int json, int top, int disasm)
 {
 	struct stats s = {0};
@@ -168,6 +176,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 	const struct dbtp_trace_info *in;
 	struct hot *hot = NULL;
 	uint32_t nb, nhot = 0, distinct = 0;
+	int sampled;
 	char endbuf[160], n1[32], n2[32], n3[32];
 	int r, rc = 1;
 
@@ -234,6 +243,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		goto out;
 	}
 	in = dbtp_trace_info(s.t);
+	sampled = in->cache && dbtp_trace_get(s.t, "cache_sample");
 	nb = dbtp_trace_nblocks(s.t);
 	hot = calloc(nb ? nb : 1, sizeof(*hot));
 	cache = dbtp_symcache_new();
@@ -306,6 +316,14 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			json_u64(&j, "l1_misses", s.l1);
 			json_u64(&j, "l2_misses", s.l2);
 			json_u64(&j, "unaligned", s.unaligned);
+			if (sampled) {
+				json_u64(&j, "cache_sample",
+					 kv_u64(s.t, "cache_sample"));
+				json_u64(&j, "cache_phase",
+					 kv_u64(s.t, "cache_phase"));
+				json_u64(&j, "cache_tallied",
+					 kv_u64(s.t, "cache_tallied"));
+			}
 		}
 		json_u64(&j, "trace_bytes", in->bytes);
 		json_arr(&j, "threads");
@@ -425,6 +443,19 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		printf("L1 misses         %18s  (L2 misses %s)\n",
 		       fmt_u64(s.l1, n1), fmt_u64(s.l2, n2));
 		printf("unaligned         %18s\n", fmt_u64(s.unaligned, n1));
+		if (sampled) {
+			uint64_t x = kv_u64(s.t, "cache_tallied");
+
+			printf("cache sample      %18s  (one phase of %s block "
+			       "executions in that many)\n",
+			       fmt_u64(kv_u64(s.t, "cache_sample"), n1),
+			       fmt_u64(kv_u64(s.t, "cache_phase"), n2));
+			printf("tallied in        %18s  block executions "
+			       "(%.1f%%; tallies scaled to all)\n",
+			       fmt_u64(x, n1),
+			       s.blocks ? 100.0 * (double)x / (double)s.blocks
+					: 0.0);
+		}
 	}
 	if (in->mode != DBTP_MODE_COUNT) {
 		if (in->mode == DBTP_MODE_BBV)

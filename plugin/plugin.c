@@ -77,8 +77,13 @@ static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 /* Count mode: executions by id, dense so hot counters share cache lines. */
 static uint64_t *cnt_pages[MAX_PAGES];
-/* cache=on: tallies by id, the writer thread's. */
-static struct dbtp_cache_tally *tally_pages[MAX_PAGES];
+/* cache=on: by id, the writer thread's: the tally, and with cache_sample
+ * the block's executions and those whose accesses were tallied. */
+struct blk_cache {
+	struct dbtp_cache_tally tally;
+	uint64_t execs, tallied;
+};
+static struct blk_cache *bc_pages[MAX_PAGES];
 static uint32_t nblk;	      /* ids handed out */
 static struct blk **blk_hash; /* by vaddr and content */
 static size_t blk_hash_size;
@@ -112,6 +117,7 @@ struct thr {
 	/* Hot: the guest thread's, on a cache line of their own. */
 	_Alignas(64) uint64_t *buf;
 	size_t n, limit, hard;
+	uint32_t sticks; /* cache_sample: executions not yet on the clock */
 	/* Rare: slow path, freeze, identity. */
 	_Alignas(64) pthread_mutex_t mu;
 	int frozen;
@@ -135,6 +141,11 @@ struct thr {
 	dbtp_cache *cache;   /* cache=on: the thread's L1 and L2 */
 	uint32_t cblk;	     /* ... and its current block + 1 (0: none yet) */
 	struct dbtp_cache_tally *ctally; /* ... that block's, once looked up */
+	/* cache_sample: accesses left to warm the caches with; whether the
+	 * thread ran a block without accesses since; whether the current
+	 * block's accesses are tallied */
+	uint64_t cwarm;
+	int cgap, ccount;
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
@@ -166,7 +177,24 @@ static int writer_started;
 /* --- settings and state ------------------------------------------------ */
 
 static int mode = DBTP_MODE_BLOCKS;
-static int cache_on;	   /* cache=on */
+static int cache_on; /* cache=on */
+/*
+ * cache_sample=N > 1: the accesses are recorded in one phase of
+ * cache_phase block executions (all threads' together) in N; the other
+ * phases run translations without them (the plugin resets its
+ * translations between phases).  After a phase without, a thread's first
+ * sample_warm accesses (a tenth of a phase, at most SAMPLE_WARM) only warm
+ * its caches.  A block's tally is scaled by its executions over those it
+ * was tallied in.
+ */
+static uint64_t sample_n = 1, sample_phase = 10000000, sample_warm;
+static int sample_live = 1; /* this phase's translations record accesses */
+static uint64_t sample_clock, sample_next; /* block executions, batched */
+static int sample_pending;		   /* a switch is asked for */
+static qemu_plugin_id_t plugin_id;
+#define SAMPLE_BATCH 1024
+#define SAMPLE_WARM (UINT64_C(1) << 20)
+#define SAMPLED_FLAG (UINT64_C(1) << 40) /* in a block callback's udata */
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
 static int bbv_rep_insn;		  /* bbv mode: rep counted once */
@@ -490,6 +518,7 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 }
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
+static void on_tb_exec_sampled(unsigned int vcpu, void *udata);
 static void on_tb_exec_one(unsigned int vcpu, void *udata);
 static void on_tb_exec_one_prev(unsigned int vcpu, void *udata);
 static void on_tb_exec_one_rep(unsigned int vcpu, void *udata);
@@ -537,9 +566,16 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 								<< 48));
 		return;
 	}
-	qemu_plugin_register_vcpu_tb_exec_cb(
-	    tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
-	if (mode == DBTP_MODE_MEM || cache_on) {
+	if (sample_n > 1)
+		qemu_plugin_register_vcpu_tb_exec_cb(
+		    tb, on_tb_exec_sampled, QEMU_PLUGIN_CB_NO_REGS,
+		    (void *)(uintptr_t)(bid |
+					(sample_live ? SAMPLED_FLAG : 0)));
+	else
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)bid);
+	if (mode == DBTP_MODE_MEM || (cache_on && sample_live)) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
 		for (size_t i = 0; i < n; i++)
@@ -612,17 +648,45 @@ static uint64_t mem_info(uint64_t raw)
 static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 		      int exit_reason);
 
-/* cache=on: block @id's tally, its page allocated at its first use.  Writer
+/* cache=on: block @id's state, its page allocated at its first use.  Writer
  * thread. */
-static struct dbtp_cache_tally *tally_at(uint32_t id)
+static struct blk_cache *bc_at(uint32_t id)
 {
-	struct dbtp_cache_tally **pg = &tally_pages[id / PAGE_BLOCKS];
+	struct blk_cache **pg = &bc_pages[id / PAGE_BLOCKS];
 
 	if (!*pg && !(*pg = calloc(PAGE_BLOCKS, sizeof(**pg)))) {
 		complain("dbtprof plugin: out of memory");
 		abort();
 	}
 	return &(*pg)[id % PAGE_BLOCKS];
+}
+
+/*
+ * cache_sample: count the execution of BLOCK word @word of thread @t for its
+ * block, and whether its accesses are tallied: recorded (SAMPLED_FLAG),
+ * and past the warm-up that follows a phase without.  Returns the word
+ * without the flag.  Writer thread.
+ */
+static uint64_t sample_block(struct thr *t, uint64_t word)
+{
+	const uint64_t flag = SAMPLED_FLAG << 2;
+	struct blk_cache *bc = bc_at((uint32_t)(word >> 2));
+
+	bc->execs++;
+	t->ccount = 0;
+	if (!(word & flag)) {
+		t->cgap = 1;
+		return word;
+	}
+	if (t->cgap) {
+		t->cgap = 0;
+		t->cwarm = sample_warm;
+	}
+	if (!t->cwarm) {
+		t->ccount = 1;
+		bc->tallied++;
+	}
+	return word & ~flag;
 }
 
 /*
@@ -646,23 +710,31 @@ static size_t cache_range(struct thr *t, uint64_t *w, size_t from, size_t n)
 
 		switch (word & 3) {
 		case DBTP_RAW_BLOCK:
+			if (sample_n > 1)
+				w[i] = word = sample_block(t, word);
 			t->cblk = (uint32_t)(word >> 2) + 1;
 			t->ctally = NULL;
 			len = 1;
 			break;
-		case DBTP_RAW_MEM:
+		case DBTP_RAW_MEM: {
+			struct dbtp_cache_tally warm;
+
 			a = w[i + 1];
 			i += 2;
 			if (!t->cblk) /* as gentest's model: none before */
 				continue;
 			if (!t->ctally)
-				t->ctally = tally_at(t->cblk - 1);
+				t->ctally = &bc_at(t->cblk - 1)->tally;
 			info = mem_info(word >> 2);
 			dbtp_cache_tally(
 			    t->cache, a,
 			    1u << (info & DBTP_MEM_SIZE_SHIFT_MASK),
-			    (info & DBTP_MEM_STORE) != 0, t->ctally);
+			    (info & DBTP_MEM_STORE) != 0,
+			    sample_n == 1 || t->ccount ? t->ctally : &warm);
+			if (sample_n > 1 && !t->ccount && t->cwarm)
+				t->cwarm--;
 			continue;
+		}
 		case DBTP_RAW_SYSCALL:
 			len = 7;
 			break;
@@ -999,6 +1071,43 @@ static void on_tb_exec(unsigned int vcpu, void *udata)
 	t->buf[t->n] = (uint64_t)(uintptr_t)udata << 2 | DBTP_RAW_BLOCK;
 	/* Release: the writer may read the words below n at any time. */
 	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
+}
+
+static void register_callbacks(qemu_plugin_id_t id);
+
+/* cache_sample: the phase ends; from now on translate for the next one.
+ * QEMU calls this with every vCPU out of translated code, the plugin's
+ * callbacks unregistered and its translations flushed. */
+static void on_sample_switch(qemu_plugin_id_t id)
+{
+	sample_live = !sample_live;
+	sample_next =
+	    sample_clock +
+	    (sample_live ? sample_phase : sample_phase * (sample_n - 1));
+	register_callbacks(id);
+	__atomic_store_n(&sample_pending, 0, __ATOMIC_RELEASE);
+}
+
+/* cache_sample: thread @t's last SAMPLE_BATCH executions go on the clock;
+ * past the phase's end, ask for the switch (once). */
+static __attribute__((noinline)) void sample_tick(struct thr *t)
+{
+	t->sticks = 0;
+	if (forked_child ||
+	    __atomic_add_fetch(&sample_clock, SAMPLE_BATCH, __ATOMIC_RELAXED) <
+		__atomic_load_n(&sample_next, __ATOMIC_RELAXED))
+		return;
+	if (!__atomic_exchange_n(&sample_pending, 1, __ATOMIC_ACQ_REL))
+		qemu_plugin_reset(plugin_id, on_sample_switch);
+}
+
+static void on_tb_exec_sampled(unsigned int vcpu, void *udata)
+{
+	struct thr *t = thr_cur();
+
+	on_tb_exec(vcpu, udata);
+	if (unlikely(++t->sticks == SAMPLE_BATCH))
+		sample_tick(t);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
@@ -1377,12 +1486,71 @@ static void write_counts(void)
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
+static int put_kv(struct dbtp_buf *b, const char *key, const char *val)
+{
+	size_t k = strlen(key), v = strlen(val);
+
+	if (dbtp_buf_reserve(b, k + v + 20))
+		return -1;
+	dbtp_put_varint(b, k);
+	dbtp_put_bytes(b, key, k);
+	dbtp_put_varint(b, v);
+	dbtp_put_bytes(b, val, v);
+	return 0;
+}
+
+static int put_kv_u64(struct dbtp_buf *b, const char *key, uint64_t val)
+{
+	char v[24];
+
+	snprintf(v, sizeof(v), "%" PRIu64, val);
+	return put_kv(b, key, v);
+}
+
+/* cache_sample: an INFO record of the block executions whose accesses
+ * were tallied. */
+static void write_sampled(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t id = 0; id < nblk; id++)
+		if (bc_pages[id / PAGE_BLOCKS])
+			n += bc_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS]
+				 .tallied;
+	ebuf.len = 0;
+	if (put_kv_u64(&ebuf, "cache_tallied", n) ||
+	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, zctx,
+			   zlevel))
+		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
+/* @x * @num / @den, rounded to nearest (@den > 0). */
+static uint64_t scale(uint64_t x, uint64_t num, uint64_t den)
+{
+	return (uint64_t)(((unsigned __int128)x * num + den / 2) / den);
+}
+
+/* Block @id's tally as written; with cache_sample scaled by its executions
+ * over those tallied (the same factor for every field, so l2 <= l1 and
+ * unaligned <= ops hold), none for a block never tallied. */
 static const struct dbtp_cache_tally *tally_of(void *ctx, uint32_t id)
 {
+	static struct dbtp_cache_tally out;
+	const struct blk_cache *bc;
+
 	(void)ctx;
-	return tally_pages[id / PAGE_BLOCKS]
-		   ? &tally_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS]
-		   : NULL;
+	if (!bc_pages[id / PAGE_BLOCKS])
+		return NULL;
+	bc = &bc_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
+	if (sample_n == 1)
+		return &bc->tally;
+	if (!bc->tallied)
+		return NULL;
+	out.ops = scale(bc->tally.ops, bc->execs, bc->tallied);
+	out.l1 = scale(bc->tally.l1, bc->execs, bc->tallied);
+	out.l2 = scale(bc->tally.l2, bc->execs, bc->tallied);
+	out.unaligned = scale(bc->tally.unaligned, bc->execs, bc->tallied);
+	return &out;
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *p)
@@ -1412,6 +1580,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		if (cache_on && dbtp_cache_recs_put(&obuf, nblk, tally_of, NULL,
 						    zctx, zlevel))
 			write_errno = write_errno ? write_errno : ENOMEM;
+		if (sample_n > 1)
+			write_sampled();
 	}
 	write_end();
 	out_flush();
@@ -1467,16 +1637,12 @@ static int write_header(const char *target)
 		dbtp_put_varint(&ebuf, bbv_interval);
 		dbtp_put_varint(&ebuf, (uint64_t)bbv_rep_insn);
 	}
-	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
-		size_t k = strlen(kv[i][0]), v = strlen(kv[i][1]);
-
-		if (dbtp_buf_reserve(&ebuf, k + v + 20))
+	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+		if (put_kv(&ebuf, kv[i][0], kv[i][1]))
 			return -1;
-		dbtp_put_varint(&ebuf, k);
-		dbtp_put_bytes(&ebuf, kv[i][0], k);
-		dbtp_put_varint(&ebuf, v);
-		dbtp_put_bytes(&ebuf, kv[i][1], v);
-	}
+	if (sample_n > 1 && (put_kv_u64(&ebuf, "cache_sample", sample_n) ||
+			     put_kv_u64(&ebuf, "cache_phase", sample_phase)))
+		return -1;
 	if (dbtp_buf_reserve(&obuf, DBTP_MAGIC_LEN))
 		return -1;
 	dbtp_put_bytes(&obuf, DBTP_MAGIC, DBTP_MAGIC_LEN);
@@ -1531,6 +1697,23 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			}
 			cache_on = !strcmp(v, "on");
+		} else if (!strncmp(a, "cache_sample=", 13) ||
+			   !strncmp(a, "cache_phase=", 12)) {
+			int ph = a[6] == 'p';
+			unsigned long long x = strtoull(v, &end, 10);
+
+			if (*end || !*v || *v == '-' || !x ||
+			    x > (ph ? UINT64_C(1) << 40 : 1000000)) {
+				complain("dbtprof plugin: %s must be 1..%s",
+					 ph ? "cache_phase" : "cache_sample",
+					 ph ? "2^40 block executions"
+					    : "1000000");
+				return -1;
+			}
+			if (ph)
+				sample_phase = x;
+			else
+				sample_n = x;
 		} else if (!strncmp(a, "chunk=", 6)) {
 			long c = strtol(v, &end, 10);
 
@@ -1589,6 +1772,10 @@ static int parse_args(int argc, char **argv)
 		complain("dbtprof plugin: cache=on needs mode=blocks");
 		return -1;
 	}
+	if (sample_n > 1 && !cache_on) {
+		complain("dbtprof plugin: cache_sample needs cache=on");
+		return -1;
+	}
 	if (out && fd >= 0) {
 		complain("dbtprof plugin: give out= or fd=, not both");
 		return -1;
@@ -1612,6 +1799,19 @@ static int parse_args(int argc, char **argv)
 		return -1;
 	}
 	return 0;
+}
+
+/* At install, and again after each reset (cache_sample). */
+static void register_callbacks(qemu_plugin_id_t id)
+{
+	if (mode == DBTP_MODE_BLOCKS || mode == DBTP_MODE_MEM) {
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+		qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+	} else {
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -1658,8 +1858,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (write_header(info->target_name))
 		return -1;
-	if (mode == DBTP_MODE_BBV)
-		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	if (mode != DBTP_MODE_COUNT) {
 		pthread_condattr_t ca;
 
@@ -1674,16 +1872,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 		writer_started = 1;
-		if (mode != DBTP_MODE_BBV) {
-			qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
-			qemu_plugin_register_vcpu_syscall_ret_cb(
-			    id, on_syscall_ret);
-		}
-	} else {
-		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	}
 	pthread_atfork(NULL, NULL, atfork_child);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
-	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+	plugin_id = id;
+	sample_next = sample_phase;
+	sample_warm =
+	    sample_phase / 10 < SAMPLE_WARM ? sample_phase / 10 : SAMPLE_WARM;
+	register_callbacks(id);
 	return 0;
 }

@@ -158,6 +158,35 @@ for f in walk walk_loop; do
 done >"$T/w2.tally"
 eq "--cache: two threads' walks" "2 4 4 2|39998 39998 39998 39998" "$(paste -sd'|' "$T/w2.tally")"
 eq "--cache: two threads" 2 "$(js "$T/w2.trace" '.threads | length')"
+# --cache-sample: the accesses recorded in one phase of 4,096 block
+# executions in three, each thread's caches warmed by 409 accesses (a
+# tenth of a phase) after a phase without, tallies scaled by each block's
+# executions over those tallied.  Every walk_loop execution past the
+# warm-up misses as every other one did (one new line), and both threads'
+# walk blocks as each other: the estimates are exact.
+"$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/w2s.trace" -- "$T/w2"
+for f in walk walk_loop; do
+	a=$(nm "$T/w2" | awk -v f=$f '$3 == f { print $1 }' | sed 's/^0*/0x/')
+	"$DBTPROF" dump "$T/w2s.trace" | awk -v a="$a" '$1 == "cache" && $3 == a { print $5, $7, $9, $11 }'
+done >"$T/w2s.tally"
+eq "--cache-sample: two threads' walks" "2 4 4 2|39998 39998 39998 39998" "$(paste -sd'|' "$T/w2s.tally")"
+js "$T/w2s.trace" '[.block_executions, .cache_tallied, .cache_sample, .cache_phase] | join(" ")' >"$T/w2s.n"
+read -r nb nt ns np <"$T/w2s.n"
+eq "--cache-sample: the run's parameters" "3 4096" "$ns $np"
+eq "--cache-sample: a third or so tallied" 1 "$((nt * 4 > nb && nt * 2 < nb))"
+contains "--cache-sample: stats" "one phase of 4,096 block executions in that many" \
+	"$("$DBTPROF" stats "$T/w2s.trace")"
+# A run shorter than the first phase is tallied whole: as --cache.
+"$DBTPROF" record -q --cache-sample 10 -o "$T/cs.trace" -- "$G/x86_64/memops"
+eq "--cache-sample: a short run as --cache" "$("$DBTPROF" dump "$T/c.trace" | grep '^cache')" \
+	"$("$DBTPROF" dump "$T/cs.trace" | grep '^cache')"
+eq "--cache-sample: a short run, every execution tallied" "$(js "$T/cs.trace" .block_executions)" \
+	"$(js "$T/cs.trace" .cache_tallied)"
+eq "--cache-sample 0" 2 "$(status "$DBTPROF" record -q --cache-sample 0 -o "$T/x.trace" -- "$G/x86_64/memops")"
+eq "--cache-phase 1x" 2 "$(status "$DBTPROF" record -q --cache-phase 1x -o "$T/x.trace" -- "$G/x86_64/memops")"
+contains "--cache-sample: message" "bad --cache-sample '-3' (1..1000000)" \
+	"$("$DBTPROF" record -q --cache-sample -3 -o "$T/x.trace" -- "$G/x86_64/memops" 2>&1 || true)"
+eq "cache_sample without cache=on" 1 "$(status qemu-x86_64 -plugin "$B/libdbtp-qemu.so,out=$T/x.trace,cache_sample=4" "$G/x86_64/memops")"
 eq "--cache with mem mode" 2 "$(status "$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops")"
 contains "--cache with mem mode: message" "--cache goes with -m blocks" \
 	"$("$DBTPROF" record -q -m mem --cache -o "$T/x.trace" -- "$G/x86_64/memops" 2>&1 || true)"
