@@ -351,6 +351,9 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	printf("floating-point instructions at T=%g: %s%s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->dyn_fp, n1),
 	       s->fp_exact ? ", each after a reset of the status flags" : "");
+	if (dbtp_gt_model_sampled(m))
+		printf("cache tallies: estimated from sampled profiles "
+		       "(record --cache-sample)\n");
 	if (!dbtp_gt_model_mem(m))
 		printf("L1 data cache misses: not reproduced (the profiles "
 		       "have no memory accesses: record them with --cache)\n");
@@ -433,6 +436,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "fp_instructions", (uint64_t)s->dyn_fp);
 	json_bool(&j, "fp_exact", s->fp_exact);
 	json_bool(&j, "memory_accesses", dbtp_gt_model_mem(m));
+	json_bool(&j, "cache_sampled", dbtp_gt_model_sampled(m));
 	json_u64(&j, "walk_blocks", s->walk_blocks);
 	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
 	json_u64(&j, "l1_misses_walked", (uint64_t)s->misses_walk);

@@ -218,6 +218,8 @@ void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
  * the plugin's cache tallies (`record --cache`): then blocks have their
  * l1_misses, l2_misses and unaligned. */
 int dbtp_gt_model_mem(const dbtp_gt_model *m);
+/** Whether some profile's tallies are estimates (`record --cache-sample`). */
+int dbtp_gt_model_sampled(const dbtp_gt_model *m);
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m);
 const struct dbtp_gt_block *dbtp_gt_model_block(const dbtp_gt_model *m,
 						uint32_t i);

@@ -54,7 +54,8 @@ struct dbtp_gt_model {
 	struct dbtp_gt_group *grp;
 	uint32_t ngrp;
 	int finished;
-	int mem; /* some profile had memory accesses */
+	int mem;     /* some profile had memory accesses */
+	int sampled; /* ... or tallies estimated from a sample */
 	/* after finish, blocks are sorted by address and bytes: */
 	uint32_t *old2new, *new2old;
 };
@@ -389,6 +390,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	p->threads = threads;
 	m->arch = info->arch;
 	m->mem |= info->mode == DBTP_MODE_MEM || info->cache;
+	m->sampled |= info->cache && dbtp_trace_get(t, "cache_sample");
 	if (!m->dis && dbtp_disasm_open(&m->dis, m->arch, err))
 		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
@@ -1047,6 +1049,11 @@ void dbtp_gt_model_branches(const dbtp_gt_model *m, uint32_t profile,
 int dbtp_gt_model_mem(const dbtp_gt_model *m)
 {
 	return m->mem;
+}
+
+int dbtp_gt_model_sampled(const dbtp_gt_model *m)
+{
+	return m->sampled;
 }
 
 uint32_t dbtp_gt_model_nblocks(const dbtp_gt_model *m)

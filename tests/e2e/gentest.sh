@@ -59,6 +59,7 @@ fn_misses() {
 mem_guest() {
 	$CC -O2 -static -masm=intel -o "$T/$1" "$2"
 	"$DBTPROF" record -q --cache -o "$T/$1.cache" -- "$T/$1" >/dev/null
+	"$DBTPROF" record -q --cache-sample 10 -o "$T/$1.sample" -- "$T/$1" >/dev/null
 	MODE=mem exact "$T/$1" "$1"
 	# the plugin's cache tallies (record --cache) give the program that
 	# the accesses of the mem-mode profile give
@@ -790,6 +791,16 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + l1buf]\n"
 	"\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 1280000\n\t.text\n");
 EOF2
 mem_guest l1 "$T/l1s.c"
+# record --cache-sample (mem_guest): a run shorter than its first phase
+# is tallied whole, so the program is that of --cache; the summary says
+# the tallies are estimates
+out=$("$DBTPROF" gentest -o "$T/l1.sample.c" "$T/l1.sample")
+eq "l1: record --cache-sample, the program of --cache" "" \
+	"$(cmp "$T/l1.c" "$T/l1.sample.c" 2>&1)"
+contains "l1: --cache-sample in the summary" \
+	"cache tallies: estimated from sampled profiles (record --cache-sample)" "$out"
+eq "l1: --cache-sample in the JSON summary" "true false" \
+	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.sample" | jq -r .cache_sampled) $("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.cache" | jq -r .cache_sampled)"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1.trace")
 eq "L1 misses in the profile: the loop's" "19999 19999 1" \
 	"$(hot "$j" '.executions, .l1_misses, .walks')"
