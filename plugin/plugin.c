@@ -118,6 +118,7 @@ struct thr {
 	_Alignas(64) uint64_t *buf;
 	size_t n, limit, hard;
 	uint32_t sticks; /* cache_sample: executions not yet on the clock */
+	int live;	 /* ... whether its current block records accesses */
 	/* Rare: slow path, freeze, identity. */
 	_Alignas(64) pthread_mutex_t mu;
 	int frozen;
@@ -180,18 +181,18 @@ static int mode = DBTP_MODE_BLOCKS;
 static int cache_on; /* cache=on */
 /*
  * cache_sample=N > 1: the accesses are recorded in one phase of
- * cache_phase block executions (all threads' together) in N; the other
- * phases run translations without them (the plugin resets its
- * translations between phases).  After a phase without, a thread's first
+ * cache_phase block executions (all threads' together) in N; in the
+ * others the memory callback returns at once (what costs is recording
+ * and simulating an access, not QEMU's call).  A block execution is of
+ * the phase it began in.  After a phase without, a thread's first
  * sample_warm accesses (a tenth of a phase, at most SAMPLE_WARM) only warm
  * its caches.  A block's tally is scaled by its executions over those it
  * was tallied in.
  */
 static uint64_t sample_n = 1, sample_phase = 10000000, sample_warm;
-static int sample_live = 1; /* this phase's translations record accesses */
+static int sample_live = 1;		   /* the phase records accesses */
 static uint64_t sample_clock, sample_next; /* block executions, batched */
-static int sample_pending;		   /* a switch is asked for */
-static qemu_plugin_id_t plugin_id;
+static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
 #define SAMPLE_BATCH 1024
 #define SAMPLE_WARM (UINT64_C(1) << 20)
 #define SAMPLED_FLAG (UINT64_C(1) << 40) /* in a block callback's udata */
@@ -519,6 +520,8 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
 static void on_tb_exec_sampled(unsigned int vcpu, void *udata);
+static void on_mem_sampled(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			   uint64_t vaddr, void *udata);
 static void on_tb_exec_one(unsigned int vcpu, void *udata);
 static void on_tb_exec_one_prev(unsigned int vcpu, void *udata);
 static void on_tb_exec_one_rep(unsigned int vcpu, void *udata);
@@ -566,21 +569,16 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 								<< 48));
 		return;
 	}
-	if (sample_n > 1)
-		qemu_plugin_register_vcpu_tb_exec_cb(
-		    tb, on_tb_exec_sampled, QEMU_PLUGIN_CB_NO_REGS,
-		    (void *)(uintptr_t)(bid |
-					(sample_live ? SAMPLED_FLAG : 0)));
-	else
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec,
-						     QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)bid);
-	if (mode == DBTP_MODE_MEM || (cache_on && sample_live)) {
+	qemu_plugin_register_vcpu_tb_exec_cb(
+	    tb, sample_n > 1 ? on_tb_exec_sampled : on_tb_exec,
+	    QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)bid);
+	if (mode == DBTP_MODE_MEM || cache_on) {
 		size_t n = qemu_plugin_tb_n_insns(tb);
 
 		for (size_t i = 0; i < n; i++)
 			qemu_plugin_register_vcpu_mem_cb(
-			    qemu_plugin_tb_get_insn(tb, i), on_mem,
+			    qemu_plugin_tb_get_insn(tb, i),
+			    sample_n > 1 ? on_mem_sampled : on_mem,
 			    QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
 	}
 }
@@ -1073,23 +1071,8 @@ static void on_tb_exec(unsigned int vcpu, void *udata)
 	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
 }
 
-static void register_callbacks(qemu_plugin_id_t id);
-
-/* cache_sample: the phase ends; from now on translate for the next one.
- * QEMU calls this with every vCPU out of translated code, the plugin's
- * callbacks unregistered and its translations flushed. */
-static void on_sample_switch(qemu_plugin_id_t id)
-{
-	sample_live = !sample_live;
-	sample_next =
-	    sample_clock +
-	    (sample_live ? sample_phase : sample_phase * (sample_n - 1));
-	register_callbacks(id);
-	__atomic_store_n(&sample_pending, 0, __ATOMIC_RELEASE);
-}
-
 /* cache_sample: thread @t's last SAMPLE_BATCH executions go on the clock;
- * past the phase's end, ask for the switch (once). */
+ * past the phase's end, the next phase begins. */
 static __attribute__((noinline)) void sample_tick(struct thr *t)
 {
 	t->sticks = 0;
@@ -1097,15 +1080,25 @@ static __attribute__((noinline)) void sample_tick(struct thr *t)
 	    __atomic_add_fetch(&sample_clock, SAMPLE_BATCH, __ATOMIC_RELAXED) <
 		__atomic_load_n(&sample_next, __ATOMIC_RELAXED))
 		return;
-	if (!__atomic_exchange_n(&sample_pending, 1, __ATOMIC_ACQ_REL))
-		qemu_plugin_reset(plugin_id, on_sample_switch);
+	pthread_mutex_lock(&sample_mu);
+	if (sample_clock >= sample_next) {
+		int live = !sample_live;
+
+		sample_next =
+		    sample_clock +
+		    (live ? sample_phase : sample_phase * (sample_n - 1));
+		__atomic_store_n(&sample_live, live, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&sample_mu);
 }
 
 static void on_tb_exec_sampled(unsigned int vcpu, void *udata)
 {
 	struct thr *t = thr_cur();
 
-	on_tb_exec(vcpu, udata);
+	t->live = __atomic_load_n(&sample_live, __ATOMIC_RELAXED);
+	on_tb_exec(vcpu,
+		   (void *)((uintptr_t)udata | (t->live ? SAMPLED_FLAG : 0)));
 	if (unlikely(++t->sticks == SAMPLE_BATCH))
 		sample_tick(t);
 }
@@ -1123,6 +1116,13 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	__atomic_store_n(&t->n, n + 2, __ATOMIC_RELEASE);
 	if (unlikely(t->n >= __atomic_load_n(&t->hard, __ATOMIC_RELAXED)))
 		thr_slow(t);
+}
+
+static void on_mem_sampled(unsigned int vcpu, qemu_plugin_meminfo_t info,
+			   uint64_t vaddr, void *udata)
+{
+	if (thr_cur()->live)
+		on_mem(vcpu, info, vaddr, udata);
 }
 
 /* --- bbv mode ----------------------------------------------------------- */
@@ -1801,19 +1801,6 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-/* At install, and again after each reset (cache_sample). */
-static void register_callbacks(qemu_plugin_id_t id)
-{
-	if (mode == DBTP_MODE_BLOCKS || mode == DBTP_MODE_MEM) {
-		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
-		qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
-	} else {
-		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
-	}
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
-	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
-}
-
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info, int argc,
 					   char **argv)
@@ -1858,6 +1845,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (write_header(info->target_name))
 		return -1;
+	if (mode == DBTP_MODE_BBV)
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	if (mode != DBTP_MODE_COUNT) {
 		pthread_condattr_t ca;
 
@@ -1872,12 +1861,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 		writer_started = 1;
+		if (mode != DBTP_MODE_BBV) {
+			qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+			qemu_plugin_register_vcpu_syscall_ret_cb(
+			    id, on_syscall_ret);
+		}
+	} else {
+		qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
 	}
 	pthread_atfork(NULL, NULL, atfork_child);
-	plugin_id = id;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
 	sample_next = sample_phase;
 	sample_warm =
 	    sample_phase / 10 < SAMPLE_WARM ? sample_phase / 10 : SAMPLE_WARM;
-	register_callbacks(id);
 	return 0;
 }

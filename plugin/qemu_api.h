@@ -93,11 +93,6 @@ void qemu_plugin_register_vcpu_syscall_ret_cb(
     qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
-typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
-/* Unregisters every callback of the plugin and flushes the translations
- * (when every vCPU is out of translated code), then calls @cb, which may
- * register them again. */
-void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
 
 /* Translation-time queries. */
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);

@@ -176,6 +176,10 @@ eq "--cache-sample: the run's parameters" "3 4096" "$ns $np"
 eq "--cache-sample: a third or so tallied" 1 "$((nt * 4 > nb && nt * 2 < nb))"
 contains "--cache-sample: stats" "one phase of 4,096 block executions in that many" \
 	"$("$DBTPROF" stats "$T/w2s.trace")"
+# Threads that lock and wait across phases (a libc program with four).
+"$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/mts.trace" -- "$G/c/mt" >/dev/null
+eq "--cache-sample: four threads, run whole" "true exited 0" \
+	"$(js "$T/mts.trace" '[.end.complete, .end.status, .end.value] | join(" ")')"
 # A run shorter than the first phase is tallied whole: as --cache.
 "$DBTPROF" record -q --cache-sample 10 -o "$T/cs.trace" -- "$G/x86_64/memops"
 eq "--cache-sample: a short run as --cache" "$("$DBTPROF" dump "$T/c.trace" | grep '^cache')" \
