@@ -1486,25 +1486,12 @@ static void write_counts(void)
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
-static int put_kv(struct dbtp_buf *b, const char *key, const char *val)
-{
-	size_t k = strlen(key), v = strlen(val);
-
-	if (dbtp_buf_reserve(b, k + v + 20))
-		return -1;
-	dbtp_put_varint(b, k);
-	dbtp_put_bytes(b, key, k);
-	dbtp_put_varint(b, v);
-	dbtp_put_bytes(b, val, v);
-	return 0;
-}
-
 static int put_kv_u64(struct dbtp_buf *b, const char *key, uint64_t val)
 {
 	char v[24];
 
 	snprintf(v, sizeof(v), "%" PRIu64, val);
-	return put_kv(b, key, v);
+	return dbtp_put_kv(b, key, v);
 }
 
 /* cache_sample: an INFO record of the block executions whose accesses
@@ -1638,7 +1625,7 @@ static int write_header(const char *target)
 		dbtp_put_varint(&ebuf, (uint64_t)bbv_rep_insn);
 	}
 	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
-		if (put_kv(&ebuf, kv[i][0], kv[i][1]))
+		if (dbtp_put_kv(&ebuf, kv[i][0], kv[i][1]))
 			return -1;
 	if (sample_n > 1 && (put_kv_u64(&ebuf, "cache_sample", sample_n) ||
 			     put_kv_u64(&ebuf, "cache_phase", sample_phase)))

@@ -44,16 +44,9 @@ static int write_full(int fd, const void *p, size_t n)
 
 static int put_kvs(struct dbtp_buf *b, const char *const *kv, size_t nkv)
 {
-	for (size_t i = 0; i < nkv; i++) {
-		size_t kl = strlen(kv[2 * i]), vl = strlen(kv[2 * i + 1]);
-
-		if (dbtp_buf_reserve(b, kl + vl + 20))
+	for (size_t i = 0; i < nkv; i++)
+		if (dbtp_put_kv(b, kv[2 * i], kv[2 * i + 1]))
 			return -1;
-		dbtp_put_varint(b, kl);
-		dbtp_put_bytes(b, kv[2 * i], kl);
-		dbtp_put_varint(b, vl);
-		dbtp_put_bytes(b, kv[2 * i + 1], vl);
-	}
 	return 0;
 }
 

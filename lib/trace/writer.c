@@ -65,19 +65,6 @@ static int flush_out(dbtp_writer *w, dbtp_err *err)
 	return 0;
 }
 
-static int put_kv(struct dbtp_buf *b, const char *k, const char *v)
-{
-	size_t kl = strlen(k), vl = strlen(v);
-
-	if (dbtp_buf_reserve(b, kl + vl + 20))
-		return -1;
-	dbtp_put_varint(b, kl);
-	dbtp_put_bytes(b, k, kl);
-	dbtp_put_varint(b, vl);
-	dbtp_put_bytes(b, v, vl);
-	return 0;
-}
-
 int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 		     int mode, uint32_t chunk_events, dbtp_err *err)
 {
@@ -127,8 +114,8 @@ int dbtp_writer_open(dbtp_writer **out, const char *path, enum dbtp_arch arch,
 	dbtp_put_varint(&w->tmp, arch);
 	dbtp_put_varint(&w->tmp, mode);
 	dbtp_put_bytes(&w->out, DBTP_MAGIC, DBTP_MAGIC_LEN);
-	if (put_kv(&w->tmp, "producer", "libdbtp-writer") ||
-	    put_kv(&w->tmp, "target", dbtp_arch_name(arch)) ||
+	if (dbtp_put_kv(&w->tmp, "producer", "libdbtp-writer") ||
+	    dbtp_put_kv(&w->tmp, "target", dbtp_arch_name(arch)) ||
 	    dbtp_frame_put(&w->out, DBTP_REC_HEADER, w->tmp.p, w->tmp.len, NULL,
 			   0))
 		goto nomem;
@@ -149,7 +136,7 @@ int dbtp_writer_info(dbtp_writer *w, const char *key, const char *val,
 		     dbtp_err *err)
 {
 	w->tmp.len = 0;
-	if (put_kv(&w->tmp, key, val) ||
+	if (dbtp_put_kv(&w->tmp, key, val) ||
 	    dbtp_frame_put(&w->out, DBTP_REC_INFO, w->tmp.p, w->tmp.len, NULL,
 			   0))
 		return werr(w, err, ENOMEM, "out of memory");

@@ -26,3 +26,16 @@ void dbtp_buf_free(struct dbtp_buf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 }
+
+int dbtp_put_kv(struct dbtp_buf *b, const char *key, const char *val)
+{
+	size_t k = strlen(key), v = strlen(val);
+
+	if (dbtp_buf_reserve(b, k + v + 20))
+		return -1;
+	dbtp_put_varint(b, k);
+	dbtp_put_bytes(b, key, k);
+	dbtp_put_varint(b, v);
+	dbtp_put_bytes(b, val, v);
+	return 0;
+}

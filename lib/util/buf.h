@@ -19,6 +19,9 @@ struct dbtp_buf {
 /** dbtp_buf_reserve() - make room for @extra more bytes; 0 or -1 (ENOMEM). */
 int dbtp_buf_reserve(struct dbtp_buf *b, size_t extra);
 void dbtp_buf_free(struct dbtp_buf *b);
+/* A key/value pair of the trace format: each string as its length, then
+ * its bytes (room reserved here).  -1 out of memory. */
+int dbtp_put_kv(struct dbtp_buf *b, const char *key, const char *val);
 
 /* The put functions assume room was reserved (at most 10 bytes a varint). */
 static inline void dbtp_put_u8(struct dbtp_buf *b, uint8_t v)
