@@ -387,7 +387,8 @@ void dbtp_cache_tally(dbtp_cache *c, uint64_t addr, uint32_t size, int store,
 	uint64_t *set = c->l1.tags + (line & c->l1.set_mask) * c->l1.ways;
 
 	t->ops++;
-	t->unaligned += (size == 2 || size == 4 || size == 8) && addr % size;
+	t->unaligned +=
+	    (size == 2 || size == 4 || size == 8) && (addr & (size - 1)) != 0;
 	/* Most accesses touch one line, their set's most recent: a hit that
 	 * changes nothing but the dirty bit (level_access()'s first case). */
 	if ((addr & ((1ull << s1) - 1)) + (size ? size : 1) <= (1ull << s1) &&

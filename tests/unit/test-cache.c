@@ -4,8 +4,9 @@
  * working set of exactly L1's size, LRU thrashing of one set, a small 2-way
  * hierarchy worked out by hand access by access (hits, misses, evictions,
  * write-backs, final contents), line-straddling accesses, geometry parsing,
- * and intervals, MPKI and SimPoint estimates on a synthetic trace, with the
- * interval count checked against the bbv generator's.
+ * a block's tally (dbtp_cache_tally(), its fast path against the whole
+ * model), and intervals, MPKI and SimPoint estimates on a synthetic
+ * trace, with the interval count checked against the bbv generator's.
  */
 #include <errno.h>
 #include <math.h>
@@ -629,6 +630,60 @@ static void test_intervals(const char *dir)
 	unlink(wt);
 }
 
+/*
+ * dbtp_cache_tally() against dbtp_cache_access() on a twin cache: 200,000
+ * random accesses (sizes 1 to 64, a third stores, over a working set
+ * that both hits the L1's most recent line and misses the L2) give the
+ * same misses, the unaligned ones counted as the rule says, and the same
+ * state after (the twins' write-backs and evictions when a walk over 4
+ * MiB then flushes them).
+ */
+static void test_tally(void)
+{
+	static const uint32_t sizes[] = {1, 2, 4, 8, 16, 3, 64, 8, 4, 8};
+	dbtp_cache *a = new_cache(&def_l1, &def_l2);
+	dbtp_cache *b = new_cache(&def_l1, &def_l2);
+	struct dbtp_cache_counts n = {0}, fa = {0}, fb = {0};
+	struct dbtp_cache_tally t = {0};
+	uint64_t x = 88172645463325252ull, addr = 0x10000, unal = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		uint32_t size;
+		int store;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		size = sizes[x % 10];
+		store = (x >> 8) % 3 == 0;
+		/* mostly near the last access, now and then anywhere in 8 MiB
+		 */
+		if ((x >> 16) % 8 == 0)
+			addr = 0x10000 + (x >> 24) % (8u << 20);
+		else
+			addr += (x >> 24) % 24;
+		unal += (size == 2 || size == 4 || size == 8) && addr % size;
+		dbtp_cache_tally(a, addr, size, store, &t);
+		dbtp_cache_access(b, addr, size, store, &n);
+	}
+	CHECK_EQ(t.ops, 200000);
+	CHECK_EQ(t.l1, n.l1_misses);
+	CHECK_EQ(t.l2, n.l2_misses);
+	CHECK_EQ(t.unaligned, unal);
+	CHECK(n.l1_misses > 1000 && n.l2_misses > 1000);
+	CHECK(t.ops - n.l1_misses > 100000); /* the fast path taken */
+	for (uint64_t w = 0; w < (4u << 20); w += 64) {
+		dbtp_cache_access(a, (64u << 20) + w, 8, 0, &fa);
+		dbtp_cache_access(b, (64u << 20) + w, 8, 0, &fb);
+	}
+	CHECK_EQ(fa.l1_writebacks, fb.l1_writebacks);
+	CHECK_EQ(fa.mem_writebacks, fb.mem_writebacks);
+	CHECK_EQ(fa.l2_evictions, fb.l2_evictions);
+	CHECK(fa.mem_writebacks > 1000);
+	dbtp_cache_free(a);
+	dbtp_cache_free(b);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/dbtp-test-cache.XXXXXX";
@@ -642,6 +697,7 @@ int main(void)
 	test_thrash();
 	test_by_hand();
 	test_straddle();
+	test_tally();
 	test_geometry();
 	test_intervals(dir);
 	{
