@@ -195,7 +195,8 @@ static uint64_t sample_clock, sample_next; /* block executions, batched */
 static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
 #define SAMPLE_BATCH 1024
 #define SAMPLE_WARM (UINT64_C(1) << 20)
-#define SAMPLED_FLAG (UINT64_C(1) << 40) /* in a block callback's udata */
+#define SAMPLED_FLAG (UINT64_C(1) << 40) /* on a block id: accesses recorded   \
+					  */
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
 static int bbv_rep_insn;		  /* bbv mode: rep counted once */

@@ -55,7 +55,7 @@ struct dbtp_gt_model {
 	uint32_t ngrp;
 	int finished;
 	int mem;     /* some profile had memory accesses */
-	int sampled; /* ... or tallies estimated from a sample */
+	int sampled; /* some profile's tallies are estimates (cache_sample) */
 	/* after finish, blocks are sorted by address and bytes: */
 	uint32_t *old2new, *new2old;
 };
