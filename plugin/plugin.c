@@ -195,8 +195,8 @@ static uint64_t sample_clock, sample_next; /* block executions, batched */
 static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
 #define SAMPLE_BATCH 1024
 #define SAMPLE_WARM (UINT64_C(1) << 20)
-#define SAMPLED_FLAG (UINT64_C(1) << 40) /* on a block id: accesses recorded   \
-					  */
+/* on a block id in a BLOCK word: its execution recorded its accesses */
+#define SAMPLED_FLAG (UINT64_C(1) << 40)
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
 static int bbv_rep_insn;		  /* bbv mode: rep counted once */
@@ -662,15 +662,16 @@ static struct blk_cache *bc_at(uint32_t id)
 
 /*
  * cache_sample: count the execution of BLOCK word @word of thread @t for its
- * block, and whether its accesses are tallied: recorded (SAMPLED_FLAG),
- * and past the warm-up that follows a phase without.  Returns the word
- * without the flag.  Writer thread.
+ * block (whose tally becomes the thread's), and whether its accesses are
+ * tallied: recorded (SAMPLED_FLAG), and past the warm-up that follows a
+ * phase without.  Returns the word without the flag.  Writer thread.
  */
 static uint64_t sample_block(struct thr *t, uint64_t word)
 {
 	const uint64_t flag = SAMPLED_FLAG << 2;
 	struct blk_cache *bc = bc_at((uint32_t)(word >> 2));
 
+	t->ctally = &bc->tally;
 	bc->execs++;
 	t->ccount = 0;
 	if (!(word & flag)) {
@@ -709,10 +710,10 @@ static size_t cache_range(struct thr *t, uint64_t *w, size_t from, size_t n)
 
 		switch (word & 3) {
 		case DBTP_RAW_BLOCK:
+			t->ctally = NULL; /* looked up at its first access */
 			if (sample_n > 1)
 				w[i] = word = sample_block(t, word);
 			t->cblk = (uint32_t)(word >> 2) + 1;
-			t->ctally = NULL;
 			len = 1;
 			break;
 		case DBTP_RAW_MEM: {
