@@ -172,7 +172,7 @@ static const char driver[] =
     "\t\td[i] = s ? s[i] : c;\n"
     "}\n"
     "\n"
-    "static unsigned char *gt_buffer(void)\n"
+    "static unsigned char *gt_buffer(int far)\n"
     "{\n"
     "\tunsigned char *r = mmap(NULL, GT_RESERVE, PROT_NONE,\n"
     "\t\t\t\tMAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);\n"
@@ -246,13 +246,13 @@ static const char driver[] =
     "\t}\n"
     "#endif\n"
     "#if GT_FAR_WALKS\n"
-    "\t/* the far walk's area (emit.c): zeros, not filled (a far walk\n"
-    "\t * costs its misses, not 8 MiB of stores a thread), each page\n"
-    "\t * written once so that it is one of its own; at the end of the\n"
-    "\t * first line of each 64 KiB an undefined byte (one of malloc's),\n"
-    "\t * so that memcheck keeps a map of shadow bits for each, as for a\n"
-    "\t * heap */\n"
-    "\t{\n"
+    "\t/* the far walk's area (emit.c), in a thread that walks it: zeros,\n"
+    "\t * not filled (a far walk costs its misses, not 8 MiB of stores a\n"
+    "\t * thread), each page written once so that it is one of its own;\n"
+    "\t * at the end of the first line of each 64 KiB an undefined byte\n"
+    "\t * (one of malloc's), so that memcheck keeps a map of shadow bits\n"
+    "\t * for each, as for a heap */\n"
+    "\tif (far) {\n"
     "\t\tvolatile unsigned char *u = malloc(1);\n"
     "\t\tunsigned char *f = b + GT_FAR;\n"
     "\n"
@@ -264,6 +264,8 @@ static const char driver[] =
     "\t\t\tf[c + 63] = c % 65536 ? 0 : *u;\n"
     "\t\tfree((void *)u);\n"
     "\t}\n"
+    "#else\n"
+    "\t(void)far;\n"
     "#endif\n"
     "\tv = 0x1f80;\n"
     "\tmemcpy(b + GT_SLOT_MXCSR, &v, 8);\n"
@@ -358,6 +360,7 @@ static const char driver[] =
     "\tunsigned *next = calloc(g->nhot + 1, sizeof(unsigned));\n"
     "\tunsigned *head = malloc(GT_SLICES * sizeof(unsigned));\n"
     "\tint64_t fd;\n"
+    "\tint far = 0;\n"
     "\n"
     "\tif (!n || !done || !next || !head) {\n"
     "\t\tfputs(\"out of memory\\n\", stderr);\n"
@@ -376,7 +379,9 @@ static const char driver[] =
     "\t\t\t       n[k] >= GT_MIN_CALL ? gt_slice(n[k], 0)\n"
     "\t\t\t\t\t\t  : k % GT_SLICES);\n"
     "\t}\n"
-    "\tt->buf = gt_buffer();\n"
+    "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
+    "\t\tfar |= n[k] && g->hot[k].far;\n"
+    "\tt->buf = gt_buffer(far);\n"
     "\tfor (unsigned s = 0, e = 0; s <= GT_SLICES; s++) {\n"
     "\t\tif (s == e) /* children to create or join */\n"
     "\t\t\te = gt_children(self, s);\n"
@@ -691,6 +696,9 @@ static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 	return n;
 }
 
+struct rewritten;
+static int fn_far(const struct rewritten *rd, uint32_t b);
+
 /*
  * The groups' tables.  A sequence runs by its first member's entry, which
  * lists the others.  A chain's block X runs its count less its P's
@@ -698,6 +706,7 @@ static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
  */
 static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			      const struct dbtp_gt_group *g, uint32_t ng,
+			      const struct rewritten *rd,
 			      const uint8_t *emitted, const uint32_t *slot_of,
 			      const uint32_t *seq_head,
 			      const uint32_t *seq_next, const uint64_t *chunk,
@@ -723,8 +732,8 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			if (!emitted[b] || seq_member(seq_head, b))
 				continue;
 			n = seq_rest(seq_next, b);
-			fprintf(f, "\t{gt_b%u, %u, %d, %.17g, %.17g, ", b,
-				slot_of[b], blk(m, b)->loader,
+			fprintf(f, "\t{gt_b%u, %u, %d, %d, %.17g, %.17g, ", b,
+				slot_of[b], blk(m, b)->loader, fn_far(rd, b),
 				g[i].hot[k].theta - sub[2 * b],
 				g[i].hot[k].delta - sub[2 * b + 1]);
 			if (n)
@@ -733,7 +742,7 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				fprintf(f, "0, 0, ");
 			fprintf(f, "%" PRIu64 "},\n", chunk[b]);
 		}
-		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0, 0},\n};\n");
+		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0, 0, 0},\n};\n");
 		fprintf(f, "static const double gt_shares%u[] = {", i);
 		for (uint32_t k = 0; k < g[i].nshares; k++)
 			fprintf(f, "%s%.17g", k ? ", " : "", g[i].shares[k]);
@@ -1442,6 +1451,12 @@ struct rewritten {
 	 * before a copy of X, in X's row P; else UINT32_MAX */
 	uint32_t chain_to, chain_from;
 };
+
+/* Head @b's function walks over the far area. */
+static int fn_far(const struct rewritten *rd, uint32_t b)
+{
+	return rd[b].far;
+}
 
 static void free_texts(char **body, char *slots)
 {
@@ -3405,6 +3420,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			if (walks <= 0) {
 				wg = ws = NULL;
 				wa64 = -1;
+				rd[b].far = 0;
 			}
 		}
 		for (unsigned j = 0; (walk_on || unal_on) && j < r->u; j++)
@@ -3485,6 +3501,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"\nstruct gt_hot {\n\tvoid (*fn)(void *buf, uint64_t n);\n"
 		"\tunsigned block;\n"
 		"\tint loader; /* run only when linked statically */\n"
+		"\tint far; /* walks over the far area */\n"
 		"\tdouble theta, delta;\n"
 		"\tconst unsigned *also; /* the rest of a sequence */\n"
 		"\tunsigned nalso;\n"
@@ -3508,7 +3525,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			fprintf(f, "%s0x%" PRIx64, n++ ? ", " : "",
 				blk(m, b)->vaddr);
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
-	emit_group_tables(f, m, groups, ng, sum->emitted, slot_of, seq_head,
+	emit_group_tables(f, m, groups, ng, rd, sum->emitted, slot_of, seq_head,
 			  seq_next, chunk, sub);
 	fprintf(f, "#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n", njt,
 		sum->far_blocks > 0);

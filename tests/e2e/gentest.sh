@@ -716,7 +716,7 @@ eq "chains: f's copy in the hotter call's function" 30000 \
 	"$(awk -v b="gt_b${p}_body" '$1 == b { print $3 }' "$T/ch.plan")"
 eq "chains: the copy right after the call" "call .Lg$((p * 16))_1 .Lg$((p * 16))_1: .globl gt_b${f}_v0" \
 	"$(grep -A4 "^gt_b${p}_body:" "$T/ch.s" | sed -n '3,5p' | sed 's/\\t//g' | paste -sd' ')"
-eq "chains: f's own entry runs the rest" 1 "$(grep -c "^	{gt_b$f, [0-9]*, 0, 10000, 0, " "$T/ch.c")"
+eq "chains: f's own entry runs the rest" 1 "$(grep -c "^	{gt_b$f, [0-9]*, 0, 0, 10000, 0, " "$T/ch.c")"
 j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/ch.trace")
 eq "chains: JSON" "1 30000 true" "$(jq -r '[.chains, .chained_executions / 2, .block_executions > 80000] | join(" ")' <<<"$j")"
 "$DBTPROF" gentest --no-chains -o "$T/x.c" "$T/ch.trace" >"$T/x.sum"
@@ -839,6 +839,18 @@ for lv in l1 l2; do
 	gen_misses l1f "$(block_of "$T/l1f.plan" 69999)" 69299 70699 \
 		"$lv misses of a far walk (the original's 69999)" "${lv}_misses"
 done
+# A thread makes the far area (mprotect of GT_FAR_BYTES, then a write a
+# page) only when it runs a function that walks it: the loop's alone
+# (--only) makes it, any other block's alone does not.
+fb=$(sed -n 's/^#define GT_FAR_BYTES //p' "$T/l1f.c")
+k=$(block_of "$T/l1f.plan" 69999)
+other=$(sed -n 's/^\t{gt_b\([0-9]*\), [0-9]*, [0-9]*, 0, .*/\1/p' "$T/l1f.c" | head -1)
+far_made() {
+	strace -f -e trace=mprotect -o "$T/l1f.strace" "$T/l1f" --quiet --only "$1"
+	grep -c ", $fb, PROT_READ|PROT_WRITE)" "$T/l1f.strace" || true
+}
+eq "far area: made by a thread that walks it, not by one that does not" \
+	"1 1 0" "$(grep -c "^	{gt_b$k, [0-9]*, [0-9]*, 1, " "$T/l1f.c") $(far_made "$k") $(far_made "$other")"
 # A loop that goes round 64 KiB, a line an execution: every access
 # misses the 32 KiB L1 (19,999 in the loop's block), the L2 only the
 # first time round (1,023 lines): its function walks the near area, and
@@ -1080,7 +1092,7 @@ EOF2
 	contains "a64 chains: the summary" "chains (a jump or call, then a copy of its target): 1, " "$(cat "$T/a64_ch.sum")"
 	f=$(block_of "$T/a64_ch.plan" 40000)
 	eq "a64 chains: f's copy, f's own entry the rest" "1 1" \
-		"$(grep -c "gt_b${f}_v0:" "$T/a64_ch.c") $(grep -c "^	{gt_b$f, [0-9]*, 0, 10000, 0, " "$T/a64_ch.c")"
+		"$(grep -c "gt_b${f}_v0:" "$T/a64_ch.c") $(grep -c "^	{gt_b$f, [0-9]*, 0, 0, 10000, 0, " "$T/a64_ch.c")"
 
 	exact_a64 "$G/aarch64/pages" a64_pg
 	j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_pg.trace")
