@@ -2535,14 +2535,79 @@ static int by_l2_share(const void *x, const void *y)
 	return l > r ? -1 : l < r ? 1 : a->b < c->b ? -1 : a->b > c->b;
 }
 
+/* The head of block @b's function. */
+static uint32_t head_of(const uint32_t *seq_head, uint32_t b)
+{
+	return seq_member(seq_head, b) ? seq_head[b] : b;
+}
+
+/* Group @g's walks by functions marked far, over the profiles; -1 if it
+ * runs none. */
+static double group_far_walks(const struct dbtp_gt_group *g, uint32_t np,
+			      const struct rewritten *rd,
+			      const uint32_t *seq_head,
+			      const struct dbtp_gt_rw_stats *stat)
+{
+	double w = -1;
+
+	for (uint32_t k = 0; k < g->nhot; k++) {
+		const struct dbtp_gt_hot *h = &g->hot[k];
+		double c = 0;
+
+		if (!rd[head_of(seq_head, h->block)].far)
+			continue;
+		for (uint32_t p = 0; p < np; p++) {
+			/* the group's count (gt_count()) */
+			double t = h->theta * g->sizes[p] + h->delta;
+
+			c += t > 0 ? t : 0;
+		}
+		w = (w < 0 ? 0 : w) + c * walk_rate(rd, stat, h->block);
+	}
+	return w;
+}
+
+/*
+ * Each thread that runs a function marked far makes the far area: a
+ * group whose far walks, over the profiles, are fewer than
+ * DBTP_GT_FAR_MIN a thread loses its far functions, until every group
+ * left with some has enough (plan_far()).
+ */
+static void far_by_group(const dbtp_gt_model *m, struct rewritten *rd,
+			 const uint32_t *seq_head,
+			 const struct dbtp_gt_rw_stats *stat)
+{
+	uint32_t np = dbtp_gt_model_nprofiles(m), ng = dbtp_gt_model_ngroups(m);
+
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint32_t i = 0; i < ng; i++) {
+			const struct dbtp_gt_group *g;
+			double w, threads = 0;
+
+			g = dbtp_gt_model_group(m, i);
+			w = group_far_walks(g, np, rd, seq_head, stat);
+
+			for (uint32_t p = 0; p < np; p++)
+				threads += g->sizes[p];
+			if (w < 0 || w >= DBTP_GT_FAR_MIN * threads)
+				continue;
+			for (uint32_t k = 0; k < g->nhot; k++)
+				rd[head_of(seq_head, g->hot[k].block)].far = 0;
+			changed = 1;
+		}
+	}
+}
+
 /*
  * Which functions walk over the far area (x86-64): those whose members'
  * walking misses had the largest shares of L2 misses, taken in that order
  * while their walks together stay within the profiles' L2 misses of all
  * walking blocks (half a function's over at most), so that the program's
  * L2 misses are the original's in number, if not block by block (a
- * function has one walk register); none if those walks are fewer than
- * DBTP_GT_FAR_MIN a profile.  Marks rd[head].far.  -1 out of memory.
+ * function has one walk register); but not in a group whose threads
+ * would walk it fewer than DBTP_GT_FAR_MIN times each (far_by_group()).
+ * Marks rd[head].far.  -1 out of memory.
  */
 static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 		    const uint32_t *seq_head, const uint32_t *seq_next,
@@ -2574,10 +2639,9 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 	qsort(c, n, sizeof(*c), by_l2_share);
 	while (nfar < n && got + c[nfar].l1 / 2 <= want)
 		got += c[nfar++].l1;
-	if (got < DBTP_GT_FAR_MIN * dbtp_gt_model_nprofiles(m))
-		nfar = 0;
 	for (uint32_t i = 0; i < nfar; i++)
 		rd[c[i].b].far = 1;
+	far_by_group(m, rd, seq_head, stat);
 	free(c);
 	return 0;
 }

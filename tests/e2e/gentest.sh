@@ -851,6 +851,43 @@ far_made() {
 }
 eq "far area: made by a thread that walks it, not by one that does not" \
 	"1 1 0" "$(grep -c "^	{gt_b$k, [0-9]*, [0-9]*, 1, " "$T/l1f.c") $(far_made "$k") $(far_made "$other")"
+# Since each thread that walks far makes its own area, the minimum
+# counts those threads: 80,000 L2 misses (lines read once) walk far when
+# one worker has them all (65,536 a thread), near when four workers
+# share them (262,144 for four).
+cat >"$T/l2t.c" <<'EOF2'
+#include <pthread.h>
+#include <stdlib.h>
+static long per;
+static void *work(void *a)
+{
+	volatile char *p = calloc(per, 64);
+	long s = 0;
+	for (long i = 0; i < per; i++)
+		s += p[i * 64];
+	return (void *)s;
+}
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	pthread_t t[4];
+	per = 80000 / n;
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], 0, work, 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOF2
+$CC -O1 -pthread -o "$T/l2t" "$T/l2t.c"
+for n in 1 4; do
+	"$DBTPROF" record -q --cache -o "$T/l2t$n.trace" -- "$T/l2t" $n
+done
+# (the far walks within 2% of the misses; the main thread's few, from
+# its start-up, walk near)
+l2t() { "$DBTPROF" gentest --json -o "$T/x.c" "$T/l2t$1.trace" | jq -r '[.far_blocks > 0, .l2_misses >= 80000, (.l2_misses - .l2_misses_walked) * 50 <= .l2_misses] | join(" ")'; }
+eq "far walks: one thread's 80,000 L2 misses walk far, four threads' 20,000 each near" \
+	"true true true false true false" "$(l2t 1) $(l2t 4)"
 # A loop that goes round 64 KiB, a line an execution: every access
 # misses the 32 KiB L1 (19,999 in the loop's block), the L2 only the
 # first time round (1,023 lines): its function walks the near area, and
