@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,10 @@ static const char usage_text[] =
     "                          moving every block: programs of the same\n"
     "                          profile at several paddings tell a DBT\n"
     "                          change apart from a layout's effect\n"
+    "  -j, --jobs N            read up to N profiles at once (default:\n"
+    "                          the CPUs it may run on); the same program\n"
+    "                          whatever N, each reading needs its own\n"
+    "                          memory\n"
     "      --json              the summary as JSON\n"
     "  -h, --help              this text\n"
     "\n"
@@ -996,6 +1001,125 @@ out:
 	return rc;
 }
 
+/* One profile, read into a model of its own (read_profiles()). */
+struct reading {
+	const char *path;
+	double threads;
+	dbtp_trace *t;
+	dbtp_gt_model *m;
+	dbtp_err err;
+	int rc;
+};
+
+struct readings {
+	struct reading *r;
+	int n, next; /* next under mu */
+	pthread_mutex_t mu;
+};
+
+static void *read_some(void *arg)
+{
+	struct readings *rs = arg;
+
+	for (;;) {
+		struct reading *r;
+
+		pthread_mutex_lock(&rs->mu);
+		r = rs->next < rs->n ? &rs->r[rs->next++] : NULL;
+		pthread_mutex_unlock(&rs->mu);
+		if (!r)
+			return NULL;
+		r->rc =
+		    dbtp_gt_model_new(&r->m, &r->err) ||
+		    dbtp_gt_model_add(r->m, r->t, r->path, r->threads, &r->err);
+	}
+}
+
+/* The CPUs this process may run on (1 if unknown). */
+static int cpus_allowed(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 1)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+/*
+ * Read the @n profiles @paths (thread parameters @tp), up to @jobs
+ * (0: as many as CPUs) at once, each into a model of its own, then merged
+ * in order into *@out: the model reading them one after another makes.
+ * Every trace is opened first, so that a bad one fails at once.
+ */
+static int read_profiles(dbtp_gt_model **out, char **paths, const double *tp,
+			 int n, int jobs, dbtp_err *err)
+{
+	struct readings rs = {calloc((size_t)n, sizeof(*rs.r)), n, 0,
+			      PTHREAD_MUTEX_INITIALIZER};
+	pthread_t *th = NULL;
+	int started = 0, rc = -1;
+
+	*out = NULL;
+	if (!rs.r)
+		return dbtp_err_set(err, ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		rs.r[i].path = paths[i];
+		rs.r[i].threads = tp[i];
+		if (dbtp_trace_open(&rs.r[i].t, paths[i], err))
+			goto out;
+		if (i && dbtp_trace_info(rs.r[i].t)->arch !=
+			     dbtp_trace_info(rs.r[0].t)->arch) {
+			dbtp_err_set(
+			    err, EINVAL, "%s: an %s trace among %s ones",
+			    paths[i],
+			    dbtp_arch_name(dbtp_trace_info(rs.r[i].t)->arch),
+			    dbtp_arch_name(dbtp_trace_info(rs.r[0].t)->arch));
+			goto out;
+		}
+	}
+	if (jobs <= 0)
+		jobs = cpus_allowed();
+	if (jobs > n)
+		jobs = n;
+	if (n > 1)
+		progress("gentest: reading %d profiles, %d at once", n, jobs);
+	else
+		progress("gentest: reading %s", paths[0]);
+	th = calloc((size_t)jobs, sizeof(*th));
+	/* (a thread that cannot start leaves its share to the others) */
+	for (; th && started < jobs - 1; started++)
+		if (pthread_create(&th[started], NULL, read_some, &rs))
+			break;
+	read_some(&rs);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	progress_done();
+	for (int i = 0; i < n; i++) {
+		if (rs.r[i].rc) {
+			*err = rs.r[i].err;
+			goto out;
+		}
+		if (!dbtp_trace_info(rs.r[i].t)->has_end)
+			fprintf(stderr,
+				"dbtprof: %s: no END record (recording cut "
+				"short); using what was recorded\n",
+				paths[i]);
+		if (i && dbtp_gt_model_merge(rs.r[0].m, rs.r[i].m, err))
+			goto out;
+	}
+	*out = rs.r[0].m;
+	rs.r[0].m = NULL;
+	rc = 0;
+out:
+	for (int i = 0; i < n; i++) {
+		dbtp_gt_model_free(rs.r[i].m);
+		dbtp_trace_close(rs.r[i].t);
+	}
+	free(th);
+	free(rs.r);
+	return rc;
+}
+
 int cmd_gentest(int argc, char **argv)
 {
 	enum {
@@ -1020,6 +1144,7 @@ int cmd_gentest(int argc, char **argv)
 		O_FP_EXACT
 	};
 	static const struct option opts[] = {
+	    {"jobs", required_argument, NULL, 'j'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"threads-arg", required_argument, NULL, O_TARG},
 	    {"naive", no_argument, NULL, O_NAIVE},
@@ -1050,7 +1175,7 @@ int cmd_gentest(int argc, char **argv)
 	dbtp_err err = {0};
 	char **paths = NULL;
 	double *tp = NULL;
-	int c, json = 0, rc = 1, n;
+	int c, json = 0, rc = 1, n, jobs = 0;
 	FILE *f = NULL;
 
 	if (argc > 1 && !strcmp(argv[1], "validate"))
@@ -1063,11 +1188,22 @@ int cmd_gentest(int argc, char **argv)
 	eo.unaligned = 1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
+		case 'j': {
+			unsigned long long v;
+
+			if (parse_whole(optarg, &v) || !v || v > 1024)
+				return usage_error("gentest",
+						   "--jobs wants a number from "
+						   "1 to 1024, not '%s'",
+						   optarg);
+			jobs = (int)v;
+			break;
+		}
 		case O_TARG:
 			targ = optarg;
 			break;
@@ -1223,26 +1359,8 @@ int cmd_gentest(int argc, char **argv)
 			}
 			tp[i] = 1;
 		}
-	if (dbtp_gt_model_new(&m, &err))
+	if (read_profiles(&m, paths, tp, n, jobs, &err))
 		goto fail;
-	for (int i = 0; i < n; i++) {
-		dbtp_trace *t = NULL;
-		int r;
-
-		if (dbtp_trace_open(&t, paths[i], &err))
-			goto fail;
-		progress("gentest: reading %s", paths[i]);
-		r = dbtp_gt_model_add(m, t, paths[i], tp[i], &err);
-		if (!r && !dbtp_trace_info(t)->has_end)
-			fprintf(stderr,
-				"dbtprof: %s: no END record (recording cut "
-				"short); using what was recorded\n",
-				paths[i]);
-		dbtp_trace_close(t);
-		if (r)
-			goto fail;
-	}
-	progress_done();
 	if (dbtp_gt_model_finish(m, &err))
 		goto fail;
 	if (eo.naive && !eo.naive_blocks) {

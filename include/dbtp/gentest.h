@@ -192,6 +192,15 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
  * map, which costs a probe an execution.  The same counts either way. */
 extern size_t dbtp_gt_dense_max;
 
+/**
+ * dbtp_gt_model_merge() - move @src's profiles after @m's: the model that
+ * dbtp_gt_model_add() of @m's profiles and then @src's, in order, would
+ * have made (so profiles can be read into models of their own at once).
+ * @src is left without profiles; free it.  Neither may be finished.
+ * Fails on two architectures; after a failure free both.
+ */
+int dbtp_gt_model_merge(dbtp_gt_model *m, dbtp_gt_model *src, dbtp_err *err);
+
 /** dbtp_gt_model_finish() - group, fit; no dbtp_gt_model_add() after. */
 int dbtp_gt_model_finish(dbtp_gt_model *m, dbtp_err *err);
 

@@ -375,9 +375,9 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 				    "blocks",
 				    name, dbtp_mode_name(info->mode));
 	if (m->nprof && info->arch != m->arch)
-		return dbtp_err_set(err, EINVAL, "%s: a %s trace among %s ones",
-				    name, dbtp_arch_name(info->arch),
-				    dbtp_arch_name(m->arch));
+		return dbtp_err_set(
+		    err, EINVAL, "%s: an %s trace among %s ones", name,
+		    dbtp_arch_name(info->arch), dbtp_arch_name(m->arch));
 	if (info->arch != DBTP_ARCH_X86_64 && info->arch != DBTP_ARCH_AARCH64)
 		return dbtp_err_set(err, EINVAL, "%s: unknown architecture",
 				    name);
@@ -518,6 +518,118 @@ fail:
 	free(map);
 	free_reading(p);
 	return -1;
+}
+
+/* Block @b of another model, interned in @m: its index, or -1 out of
+ * memory.  A new one is moved (@b's pointers taken); one @m had gets
+ * @b's counts added. */
+static int64_t merge_block(dbtp_gt_model *m, struct dbtp_gt_block *b)
+{
+	struct dbtp_block key = {
+	    .vaddr = b->vaddr, .nbytes = b->nbytes, .bytes = b->bytes};
+	uint64_t h = block_hash(&key), *slot;
+	struct dbtp_gt_block *nb;
+
+	for (;; h = h + 1 == UINT64_MAX ? 0 : h + 1) {
+		slot = dbtp_u64map_slot(&m->index, h);
+		if (!slot)
+			return -1;
+		if (!*slot)
+			break;
+		nb = &m->blk[*slot - 1];
+		if (nb->vaddr == b->vaddr && nb->nbytes == b->nbytes &&
+		    nb->ninsns == b->ninsns &&
+		    !memcmp(nb->bytes, b->bytes, b->nbytes)) {
+			nb->count += b->count;
+			nb->read += b->read;
+			nb->mispredicted += b->mispredicted;
+			nb->crossed += b->crossed;
+			nb->l1_misses += b->l1_misses;
+			nb->l2_misses += b->l2_misses;
+			nb->unaligned += b->unaligned;
+			/* its targets after ours, as one reading would */
+			for (uint32_t i = 0; i < b->ntg; i++)
+				if (count_target(nb, b->tg[i]))
+					return -1;
+			return (int64_t)(*slot - 1);
+		}
+	}
+	if (m->nblk == m->capblk) {
+		uint32_t cap = m->capblk ? 2 * m->capblk : 256;
+
+		nb = realloc(m->blk, cap * sizeof(*nb));
+		if (!nb)
+			return -1;
+		m->blk = nb;
+		m->capblk = cap;
+	}
+	m->blk[m->nblk] = *b;
+	b->sizes = b->bytes = NULL;
+	b->tg = NULL;
+	*slot = ++m->nblk;
+	return (int64_t)(m->nblk - 1);
+}
+
+int dbtp_gt_model_merge(dbtp_gt_model *m, dbtp_gt_model *src, dbtp_err *err)
+{
+	uint32_t *map;
+	struct profile *p;
+
+	if (m->finished || src->finished)
+		return dbtp_err_set(err, EINVAL, "model already finished");
+	if (m->nprof && src->nprof && m->arch != src->arch)
+		return dbtp_err_set(
+		    err, EINVAL, "profiles of two architectures, %s and %s",
+		    dbtp_arch_name(m->arch), dbtp_arch_name(src->arch));
+	map = malloc((src->nblk ? src->nblk : 1) * sizeof(*map));
+	p = realloc(m->prof, (m->nprof + src->nprof) * sizeof(*p));
+	if (p)
+		m->prof = p;
+	if (!map || !p)
+		goto nomem;
+	for (uint32_t i = 0; i < src->nblk; i++) {
+		int64_t k = merge_block(m, &src->blk[i]);
+
+		if (k < 0)
+			goto nomem;
+		map[i] = (uint32_t)k;
+	}
+	/* each thread's counts under @m's block numbers */
+	for (uint32_t q = 0; q < src->nprof; q++)
+		for (uint32_t i = 0; i < src->prof[q].nth; i++) {
+			struct pthread_rec *tr = &src->prof[q].th[i];
+			struct dbtp_u64map c = {0};
+
+			for (size_t j = 0; j < tr->counts.n; j++) {
+				uint64_t *v;
+
+				if (!tr->counts.key[j])
+					continue;
+				v = dbtp_u64map_slot(
+				    &c, map[tr->counts.key[j] - 1]);
+				if (!v) {
+					dbtp_u64map_free(&c);
+					goto nomem;
+				}
+				*v = tr->counts.val[j];
+			}
+			dbtp_u64map_free(&tr->counts);
+			tr->counts = c;
+			tr->last = 0;
+		}
+	memcpy(m->prof + m->nprof, src->prof, src->nprof * sizeof(*p));
+	m->nprof += src->nprof;
+	free(src->prof);
+	src->prof = NULL;
+	src->nprof = 0;
+	m->arch = src->arch;
+	m->mem |= src->mem;
+	m->sampled |= src->sampled;
+	free(map);
+	return 0;
+nomem:
+	free(map);
+	return dbtp_err_set(err, ENOMEM, "out of memory");
 }
 
 static int cmp_u32(const void *a, const void *b)

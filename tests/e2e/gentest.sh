@@ -373,6 +373,18 @@ eq "w workers" "1 0 1 2 4" "$(jq -r '.groups[1] | [.alpha, .beta, .sizes[]] | jo
 eq "w loop" "999 200000" "$(jq -r '.groups[1].blocks[] | select(.theta == 999) | "\(.theta) \(.delta)"' <<<"$j")"
 eq "w same with TRACE:T" "$j" "$("$DBTPROF" gentest --json -o "$T/wt.c" \
 	"$T/w1.trace:1" "$T/w2.trace:2" "$T/w4.trace:4")"
+# the profiles read one at a time (-j 1) or three at once (-j 3, each
+# into a model of its own, merged in order): the same program and summary
+for jb in 1 3; do
+	"$DBTPROF" gentest -j $jb -o "$T/wj$jb.c" "$T/w1.trace:1" "$T/w2.trace:2" \
+		"$T/w4.trace:4" | sed "s|$T/wj$jb.c||" >"$T/wj$jb.sum"
+done
+eq "w: -j 1 and -j 3, the same program and summary" "" \
+	"$(cmp "$T/wj1.c" "$T/wj3.c" 2>&1; cmp "$T/wj1.sum" "$T/wj3.sum" 2>&1)"
+eq "w: -j 3, the program of the default" "" "$(cmp "$T/wj3.c" "$T/wt.c" 2>&1)"
+for bad in 0 x 1025; do
+	eq "gentest --jobs $bad: usage error" 2 "$(status "$DBTPROF" gentest -j $bad -o "$T/x.c" "$T/w1.trace")"
+done
 $CC $CFLAGS_GT "$T/wt.c" -o "$T/wt"
 out=$("$T/wt" --threads 8)
 contains "w 8 threads" "9 threads" "$out"
@@ -507,6 +519,8 @@ err=$("$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.tra
 eq "mixed architectures" 1 "$(printf '%s\n' "$err" | wc -l)"
 contains "mixed architectures" "aarch64" "$err"
 eq "mixed architectures status" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.trace")"
+eq "mixed architectures, named before any is read" \
+	"dbtprof: $T/a.trace: an aarch64 trace among x86_64 ones" "$err"
 eq "missing file" 1 "$(status "$DBTPROF" gentest -o "$T/x.c" "$T/nope.trace")"
 
 # The profiles' branches and their mispredictions by the predictor of
@@ -888,6 +902,12 @@ done
 l2t() { "$DBTPROF" gentest --json -o "$T/x.c" "$T/l2t$1.trace" | jq -r '[.far_blocks > 0, .l2_misses >= 80000, (.l2_misses - .l2_misses_walked) * 50 <= .l2_misses] | join(" ")'; }
 eq "far walks: one thread's 80,000 L2 misses walk far, four threads' 20,000 each near" \
 	"true true true false true false" "$(l2t 1) $(l2t 4)"
+# the two profiles together, read one at a time or both at once: the
+# same program (the blocks' tallies added as one reading adds them)
+for jb in 1 2; do
+	"$DBTPROF" gentest -j $jb -o "$T/l2tj$jb.c" "$T/l2t1.trace:1" "$T/l2t4.trace:4" >/dev/null
+done
+eq "l2t: -j 1 and -j 2, the same program" "" "$(cmp "$T/l2tj1.c" "$T/l2tj2.c" 2>&1)"
 # A loop that goes round 64 KiB, a line an execution: every access
 # misses the 32 KiB L1 (19,999 in the loop's block), the L2 only the
 # first time round (1,023 lines): its function walks the near area, and

@@ -3,7 +3,9 @@
  * fuzz-gentest.c - libFuzzer harness for gentest's model: whatever threads,
  * blocks, system calls (clone, futex waits and wakes) and exits a trace
  * holds, reading it as a profile and fitting the model must end cleanly or
- * in an error: never a crash, a leak or an endless loop.
+ * in an error: never a crash, a leak or an endless loop.  The profile is
+ * read twice, each into a model of its own, both merged into an empty one
+ * (new blocks, then blocks it has).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,21 +22,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = fuzz_input_fd(data, size);
-	dbtp_gt_model *m = NULL;
-	dbtp_trace *t = NULL;
+	dbtp_gt_model *m = NULL, *part[2] = {NULL, NULL};
 	dbtp_err err;
+	int ok = fd >= 0 && !dbtp_gt_model_new(&m, &err);
 
-	if (fd < 0)
-		return 0;
-	if (dbtp_trace_open_fd(&t, fd, "fuzz", &err) ||
-	    dbtp_gt_model_new(&m, &err))
-		goto out;
-	if (!dbtp_gt_model_add(m, t, "fuzz", 2, &err))
+	for (int i = 0; ok && i < 2; i++) {
+		dbtp_trace *t = NULL;
+
+		ok = lseek(fd, 0, SEEK_SET) == 0 &&
+		     !dbtp_trace_open_fd(&t, fd, "fuzz", &err) &&
+		     !dbtp_gt_model_new(&part[i], &err) &&
+		     !dbtp_gt_model_add(part[i], t, "fuzz", i + 1, &err) &&
+		     !dbtp_gt_model_merge(m, part[i], &err);
+		if (t)
+			dbtp_trace_close(t);
+	}
+	if (ok)
 		dbtp_gt_model_finish(m, &err);
-out:
 	dbtp_gt_model_free(m);
-	if (t)
-		dbtp_trace_close(t);
-	close(fd);
+	dbtp_gt_model_free(part[0]);
+	dbtp_gt_model_free(part[1]);
+	if (fd >= 0)
+		close(fd);
 	return 0;
 }
