@@ -864,8 +864,9 @@ _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
 #define DBTP_GT_FAR_SIZE (8 << 20)
 #define DBTP_GT_FAR_STEP (4099 * 64)
 #define DBTP_GT_FAR_STREAM (129 * 64)
-/* A thread's far area costs a page fault a page when it is made: fewer
- * far walks than 32 a page (a profile's, on average) walk near. */
+/* A thread's far area costs a page fault a page when it is made: a group
+ * whose threads would walk it fewer than 32 times a page each (over the
+ * profiles) walks near (far_by_group()). */
 #define DBTP_GT_FAR_MIN (32.0 * DBTP_GT_FAR_SIZE / 4096)
 #define DBTP_GT_FAR_BYTES                                                      \
 	(DBTP_GT_FAR_SIZE + (DBTP_GT_WALK_STREAMS - 1) * DBTP_GT_FAR_STREAM)
