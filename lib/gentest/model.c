@@ -807,6 +807,7 @@ static uint64_t group_count(const struct profile *p, const uint32_t *new2old,
 struct span {
 	int32_t parent;
 	uint64_t created, joined;
+	int exact; /* joined where the parent waited in pthread_join */
 };
 
 static int cmp_span(const void *a, const void *b)
@@ -823,9 +824,13 @@ static int cmp_span(const void *a, const void *b)
 /*
  * Group @gi's threads run one after another (pigz's writer, one a file):
  * in some profile one thread creates two or more of them, and in every
- * profile each is created after all those its creator made before it
- * were joined (strictly: a parent that ran no block between two
- * creations may have started both).  Then, for each of the *@np profiles
+ * profile each is created after the one its creator made before it was
+ * joined (strictly: a parent that ran no block between two creations may
+ * have started both).  A join is where the parent waited for the child;
+ * a child that had ended when its parent joined it (no wait) has its end
+ * as the trace shows it, which can come late (QEMU wakes the parent
+ * before the plugin hears of the end): such a join counts as before the
+ * next creation, but the group needs one pair of the first kind.  Then, for each of the *@np profiles
  * with such creators, @x holds its thread parameter and @c and @j the
  * mean relative points, over its creators, of the first creation and
  * the last join (each array room for m->nprof).  0: not serial, 1:
@@ -848,21 +853,21 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 		for (uint32_t i = 1; i < pr->nth; i++)
 			if (pr->th[i].group == gi && pr->th[i].parent >= 0 &&
 			    pr->th[pr->th[i].parent].blocks)
-				v[n++] = (struct span){pr->th[i].parent,
-						       pr->th[i].created_blocks,
-						       pr->th[i].join_blocks};
+				v[n++] = (struct span){
+				    pr->th[i].parent, pr->th[i].created_blocks,
+				    pr->th[i].join_blocks,
+				    pr->th[i].join_exact};
 		qsort(v, n, sizeof(*v), cmp_span);
-		/* v[first]: the creator's first child, with the latest join
-		 * of its children so far */
+		/* v[first]: the creator's first child; v[i - 1] the one
+		 * before */
 		for (uint32_t i = 0; i <= n; i++) {
 			if (i < n && i && v[i].parent == v[first].parent) {
-				if (v[i].created <= v[first].joined) {
+				if (v[i - 1].exact &&
+				    v[i].created <= v[i - 1].joined) {
 					free(v);
 					return 0;
 				}
-				pairs++;
-				if (v[i].joined > v[first].joined)
-					v[first].joined = v[i].joined;
+				pairs += (uint32_t)v[i - 1].exact;
 				continue;
 			}
 			if (i) {
@@ -870,7 +875,7 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 				    (double)pr->th[v[first].parent].blocks;
 
 				cs += (double)v[first].created / pb;
-				js += (double)v[first].joined / pb;
+				js += (double)v[i - 1].joined / pb;
 				ncreators++;
 			}
 			first = i;

@@ -339,6 +339,70 @@ static void write_serial(const char *path, unsigned T)
 }
 
 /*
+ * write_serial()'s workers, but each odd one (not the last) had ended
+ * when main joined it: no wait, and its exit comes in the trace only
+ * after main created the next one and ran A 3 times (as QEMU's wake of
+ * the parent can come before the plugin hears of the end).
+ */
+static void write_serial_late(const char *path, unsigned T)
+{
+	dbtp_err err = {0};
+	uint32_t a, wk, late = 0;
+	dbtp_writer *w = NULL;
+
+	/* a chunk an event: the trace in the order written */
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 1,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++) {
+		clone_ret(w, 0, i);
+		if (late) {
+			exec_n(w, 0, a, 3);
+			CHECK(!dbtp_writer_thread_exit(w, late, &err));
+		}
+		late = 0;
+		exec_n(w, i, wk, 20);
+		if (i % 2 && i < T) {
+			exec_n(w, 0, a, 10);
+			late = i;
+			continue;
+		}
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+		exec_n(w, 0, a, 5);
+		futex(w, 0, 0x109, 1000 + i);
+		exec_n(w, 0, a, 5);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
+/* T workers created at once, none waited for, their exits after main ran
+ * on (a chunk an event): not one after another. */
+static void write_burst_late(const char *path, unsigned T)
+{
+	dbtp_err err = {0};
+	uint32_t a, wk;
+	dbtp_writer *w = NULL;
+
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 1,
+				&err));
+	a = add_block(w, 0x401000);
+	wk = add_block(w, 0x402000);
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++)
+		clone_ret(w, 0, i);
+	for (unsigned i = 1; i <= T; i++)
+		exec_n(w, i, wk, 20);
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++)
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+	exec_n(w, 0, a, 10);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
+/*
  * Workers one after another: serial, from the first creation (main's
  * 10th block of 10 + 10 T: 1/2, 1/3, 1/5 at T = 1, 2, 4) to the last join
  * (its wait's return after its 10 T + 5th: 3/4, 5/6, 9/10), fitted in T.
@@ -371,6 +435,16 @@ static void test_serial(void)
 	m = model124("w", write_profile);
 	g = group_at(m, 0x402000);
 	CHECK(g && !g->serial);
+	dbtp_gt_model_free(m);
+	/* joins without a wait, shown late: still one after another */
+	m = model124("sl", write_serial_late);
+	g = group_at(m, 0x402000);
+	CHECK(g && g->serial && g->alpha == 1 && g->beta == 0);
+	dbtp_gt_model_free(m);
+	/* but workers of a burst, none waited for, are not */
+	m = model124("bl", write_burst_late);
+	g = group_at(m, 0x402000);
+	CHECK(g && !g->serial && g->alpha == 1 && g->beta == 0);
 	dbtp_gt_model_free(m);
 }
 
