@@ -853,10 +853,10 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 		for (uint32_t i = 1; i < pr->nth; i++)
 			if (pr->th[i].group == gi && pr->th[i].parent >= 0 &&
 			    pr->th[pr->th[i].parent].blocks)
-				v[n++] = (struct span){
-				    pr->th[i].parent, pr->th[i].created_blocks,
-				    pr->th[i].join_blocks,
-				    pr->th[i].join_exact};
+				v[n++] = (struct span){pr->th[i].parent,
+						       pr->th[i].created_blocks,
+						       pr->th[i].join_blocks,
+						       pr->th[i].join_exact};
 		qsort(v, n, sizeof(*v), cmp_span);
 		/* v[first]: the creator's first child; v[i - 1] the one
 		 * before */
