@@ -87,34 +87,59 @@ int dbtp_gt_is_loader(const char *path)
 			!strncmp(base, "ld-musl", 7) || !strcmp(base, "ld.so"));
 }
 
+/*
+ * The model's block at @vaddr with code @bytes (@nbytes, @ninsns
+ * instructions, hash @h): its index, or -1 with *@slot the index's empty
+ * slot for it, -2 out of memory.
+ */
+static int64_t find_block(dbtp_gt_model *m, uint64_t h, uint64_t vaddr,
+			  uint32_t nbytes, uint32_t ninsns,
+			  const uint8_t *bytes, uint64_t **slot)
+{
+	for (;; h = h + 1 == UINT64_MAX ? 0 : h + 1) {
+		const struct dbtp_gt_block *nb;
+
+		*slot = dbtp_u64map_slot(&m->index, h);
+		if (!*slot)
+			return -2;
+		if (!**slot)
+			return -1;
+		nb = &m->blk[**slot - 1];
+		if (nb->vaddr == vaddr && nb->nbytes == nbytes &&
+		    nb->ninsns == ninsns && !memcmp(nb->bytes, bytes, nbytes))
+			return (int64_t)(**slot - 1);
+	}
+}
+
+/* Room for one more block at m->blk[m->nblk]; -1 out of memory. */
+static int grow_blocks(dbtp_gt_model *m)
+{
+	struct dbtp_gt_block *nb;
+	uint32_t cap = m->capblk ? 2 * m->capblk : 256;
+
+	if (m->nblk < m->capblk)
+		return 0;
+	nb = realloc(m->blk, cap * sizeof(*nb));
+	if (!nb)
+		return -1;
+	m->blk = nb;
+	m->capblk = cap;
+	return 0;
+}
+
 /* The model's index of trace block @b, added if new; -1 on ENOMEM. */
 static int64_t intern(dbtp_gt_model *m, const dbtp_trace *t,
 		      const struct dbtp_block *b)
 {
-	uint64_t h = block_hash(b), *slot;
+	uint64_t *slot;
+	int64_t i = find_block(m, block_hash(b), b->vaddr, b->nbytes, b->ninsns,
+			       b->bytes, &slot);
 	struct dbtp_gt_block *nb;
 
-	for (;; h = h + 1 == UINT64_MAX ? 0 : h + 1) {
-		slot = dbtp_u64map_slot(&m->index, h);
-		if (!slot)
-			return -1;
-		if (!*slot)
-			break;
-		nb = &m->blk[*slot - 1];
-		if (nb->vaddr == b->vaddr && nb->nbytes == b->nbytes &&
-		    nb->ninsns == b->ninsns &&
-		    !memcmp(nb->bytes, b->bytes, b->nbytes))
-			return (int64_t)(*slot - 1);
-	}
-	if (m->nblk == m->capblk) {
-		uint32_t cap = m->capblk ? 2 * m->capblk : 256;
-
-		nb = realloc(m->blk, cap * sizeof(*nb));
-		if (!nb)
-			return -1;
-		m->blk = nb;
-		m->capblk = cap;
-	}
+	if (i != -1)
+		return i < 0 ? -1 : i;
+	if (grow_blocks(m))
+		return -1;
 	nb = &m->blk[m->nblk];
 	memset(nb, 0, sizeof(*nb));
 	nb->vaddr = b->vaddr;
@@ -527,42 +552,28 @@ static int64_t merge_block(dbtp_gt_model *m, struct dbtp_gt_block *b)
 {
 	struct dbtp_block key = {
 	    .vaddr = b->vaddr, .nbytes = b->nbytes, .bytes = b->bytes};
-	uint64_t h = block_hash(&key), *slot;
-	struct dbtp_gt_block *nb;
+	uint64_t *slot;
+	int64_t i = find_block(m, block_hash(&key), b->vaddr, b->nbytes,
+			       b->ninsns, b->bytes, &slot);
 
-	for (;; h = h + 1 == UINT64_MAX ? 0 : h + 1) {
-		slot = dbtp_u64map_slot(&m->index, h);
-		if (!slot)
-			return -1;
-		if (!*slot)
-			break;
-		nb = &m->blk[*slot - 1];
-		if (nb->vaddr == b->vaddr && nb->nbytes == b->nbytes &&
-		    nb->ninsns == b->ninsns &&
-		    !memcmp(nb->bytes, b->bytes, b->nbytes)) {
-			nb->count += b->count;
-			nb->read += b->read;
-			nb->mispredicted += b->mispredicted;
-			nb->crossed += b->crossed;
-			nb->l1_misses += b->l1_misses;
-			nb->l2_misses += b->l2_misses;
-			nb->unaligned += b->unaligned;
-			/* its targets after ours, as one reading would */
-			for (uint32_t i = 0; i < b->ntg; i++)
-				if (count_target(nb, b->tg[i]))
-					return -1;
-			return (int64_t)(*slot - 1);
-		}
-	}
-	if (m->nblk == m->capblk) {
-		uint32_t cap = m->capblk ? 2 * m->capblk : 256;
+	if (i >= 0) {
+		struct dbtp_gt_block *nb = &m->blk[i];
 
-		nb = realloc(m->blk, cap * sizeof(*nb));
-		if (!nb)
-			return -1;
-		m->blk = nb;
-		m->capblk = cap;
+		nb->count += b->count;
+		nb->read += b->read;
+		nb->mispredicted += b->mispredicted;
+		nb->crossed += b->crossed;
+		nb->l1_misses += b->l1_misses;
+		nb->l2_misses += b->l2_misses;
+		nb->unaligned += b->unaligned;
+		/* its targets after ours, as one reading would */
+		for (uint32_t k = 0; k < b->ntg; k++)
+			if (count_target(nb, b->tg[k]))
+				return -1;
+		return i;
 	}
+	if (i == -2 || grow_blocks(m))
+		return -1;
 	m->blk[m->nblk] = *b;
 	b->sizes = b->bytes = NULL;
 	b->tg = NULL;

@@ -298,18 +298,25 @@ static void futex(dbtp_writer *w, uint32_t th, uint64_t op, uint64_t val)
 }
 
 /* A blocks-mode x86-64 trace at @path with main's block A (0x401000) in
- * *@a and the workers' W (0x402000) in *@wk. */
-static dbtp_writer *open_main_worker(const char *path, uint32_t *a,
-				     uint32_t *wk)
+ * *@a and the workers' W (0x402000) in *@wk, a chunk cut every @chunk
+ * events (0: the default). */
+static dbtp_writer *open_chunked(const char *path, uint32_t *a, uint32_t *wk,
+				 uint32_t chunk)
 {
 	dbtp_writer *w = NULL;
 	dbtp_err err = {0};
 
-	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
-				&err));
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS,
+				chunk, &err));
 	*a = add_block(w, 0x401000);
 	*wk = add_block(w, 0x402000);
 	return w;
+}
+
+static dbtp_writer *open_main_worker(const char *path, uint32_t *a,
+				     uint32_t *wk)
+{
+	return open_chunked(path, a, wk, 0);
 }
 
 /* Main runs A 10 times, then T times: creates a worker (which runs W 20
@@ -348,13 +355,8 @@ static void write_serial_late(const char *path, unsigned T)
 {
 	dbtp_err err = {0};
 	uint32_t a, wk, late = 0;
-	dbtp_writer *w = NULL;
-
 	/* a chunk an event: the trace in the order written */
-	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 1,
-				&err));
-	a = add_block(w, 0x401000);
-	wk = add_block(w, 0x402000);
+	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
 
 	exec_n(w, 0, a, 10);
 	for (unsigned i = 1; i <= T; i++) {
@@ -384,12 +386,8 @@ static void write_burst_late(const char *path, unsigned T)
 {
 	dbtp_err err = {0};
 	uint32_t a, wk;
-	dbtp_writer *w = NULL;
+	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
 
-	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 1,
-				&err));
-	a = add_block(w, 0x401000);
-	wk = add_block(w, 0x402000);
 	exec_n(w, 0, a, 10);
 	for (unsigned i = 1; i <= T; i++)
 		clone_ret(w, 0, i);
