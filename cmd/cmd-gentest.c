@@ -1049,7 +1049,8 @@ static int cpus_allowed(void)
  * Read the @n profiles @paths (thread parameters @tp), up to @jobs
  * (0: as many as CPUs) at once, each into a model of its own, then merged
  * in order into *@out: the model reading them one after another makes.
- * Every trace is opened first, so that a bad one fails at once.
+ * Every trace is opened and checked first, so that a bad one fails at
+ * once.
  */
 static int read_profiles(dbtp_gt_model **out, char **paths, const double *tp,
 			 int n, int jobs, dbtp_err *err)
@@ -1065,17 +1066,11 @@ static int read_profiles(dbtp_gt_model **out, char **paths, const double *tp,
 	for (int i = 0; i < n; i++) {
 		rs.r[i].path = paths[i];
 		rs.r[i].threads = tp[i];
-		if (dbtp_trace_open(&rs.r[i].t, paths[i], err))
+		if (dbtp_trace_open(&rs.r[i].t, paths[i], err) ||
+		    dbtp_gt_profile_check(
+			rs.r[i].t, paths[i], tp[i],
+			i ? &dbtp_trace_info(rs.r[0].t)->arch : NULL, err))
 			goto out;
-		if (i && dbtp_trace_info(rs.r[i].t)->arch !=
-			     dbtp_trace_info(rs.r[0].t)->arch) {
-			dbtp_err_set(
-			    err, EINVAL, "%s: an %s trace among %s ones",
-			    paths[i],
-			    dbtp_arch_name(dbtp_trace_info(rs.r[i].t)->arch),
-			    dbtp_arch_name(dbtp_trace_info(rs.r[0].t)->arch));
-			goto out;
-		}
 	}
 	if (jobs <= 0)
 		jobs = cpus_allowed();

@@ -186,6 +186,14 @@ int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err);
 int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		      double threads, dbtp_err *err);
 
+/**
+ * dbtp_gt_profile_check() - what dbtp_gt_model_add() checks before it
+ * reads: @threads > 0, a blocks- or mem-mode trace of a known
+ * architecture, that of *@arch if @arch is not NULL.  Cheap: the header.
+ */
+int dbtp_gt_profile_check(const dbtp_trace *t, const char *name, double threads,
+			  const enum dbtp_arch *arch, dbtp_err *err);
+
 /* While a profile is read, each thread counts its blocks' executions in
  * an array, at most this many counters over the profile's threads
  * (default 64 Mi, 512 MiB); past that a thread counts the rest in a hash

@@ -377,6 +377,30 @@ static int l1_access(dbtp_gt_model *m, struct pthread_rec *tr,
 	return 0;
 }
 
+int dbtp_gt_profile_check(const dbtp_trace *t, const char *name, double threads,
+			  const enum dbtp_arch *arch, dbtp_err *err)
+{
+	const struct dbtp_trace_info *info = dbtp_trace_info(t);
+
+	if (!(threads > 0) || !isfinite(threads))
+		return dbtp_err_set(
+		    err, EINVAL, "%s: the thread parameter must be > 0", name);
+	if (info->mode != DBTP_MODE_BLOCKS && info->mode != DBTP_MODE_MEM)
+		return dbtp_err_set(err, EINVAL,
+				    "%s: a %s-mode trace has no per-thread "
+				    "block streams; record it with --mode "
+				    "blocks",
+				    name, dbtp_mode_name(info->mode));
+	if (arch && info->arch != *arch)
+		return dbtp_err_set(
+		    err, EINVAL, "%s: an %s trace among %s ones", name,
+		    dbtp_arch_name(info->arch), dbtp_arch_name(*arch));
+	if (info->arch != DBTP_ARCH_X86_64 && info->arch != DBTP_ARCH_AARCH64)
+		return dbtp_err_set(err, EINVAL, "%s: unknown architecture",
+				    name);
+	return 0;
+}
+
 int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 		      double threads, dbtp_err *err)
 {
@@ -390,22 +414,9 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 
 	if (m->finished)
 		return dbtp_err_set(err, EINVAL, "model already finished");
-	if (!(threads > 0) || !isfinite(threads))
-		return dbtp_err_set(
-		    err, EINVAL, "%s: the thread parameter must be > 0", name);
-	if (info->mode != DBTP_MODE_BLOCKS && info->mode != DBTP_MODE_MEM)
-		return dbtp_err_set(err, EINVAL,
-				    "%s: a %s-mode trace has no per-thread "
-				    "block streams; record it with --mode "
-				    "blocks",
-				    name, dbtp_mode_name(info->mode));
-	if (m->nprof && info->arch != m->arch)
-		return dbtp_err_set(
-		    err, EINVAL, "%s: an %s trace among %s ones", name,
-		    dbtp_arch_name(info->arch), dbtp_arch_name(m->arch));
-	if (info->arch != DBTP_ARCH_X86_64 && info->arch != DBTP_ARCH_AARCH64)
-		return dbtp_err_set(err, EINVAL, "%s: unknown architecture",
-				    name);
+	if (dbtp_gt_profile_check(t, name, threads, m->nprof ? &m->arch : NULL,
+				  err))
+		return -1;
 	p = realloc(m->prof, (m->nprof + 1) * sizeof(*p));
 	if (!p)
 		return dbtp_err_set(err, ENOMEM, "out of memory");

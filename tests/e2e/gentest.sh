@@ -513,6 +513,9 @@ eq "bad threads-arg" 2 "$(status "$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,
 "$DBTPROF" record -q -m count -o "$T/c.trace" -- "$G/x86_64/loop"
 err=$("$DBTPROF" gentest -o "$T/x.c" "$T/c.trace" 2>&1 || true)
 eq "count mode" "dbtprof: $T/c.trace: a count-mode trace has no per-thread block streams; record it with --mode blocks" "$err"
+# (among others: checked when opened, before any is read)
+err=$("$DBTPROF" gentest -o "$T/x.c" "$T/w1.trace:1" "$T/c.trace:2" 2>&1 || true)
+eq "count mode among blocks-mode profiles" "dbtprof: $T/c.trace: a count-mode trace has no per-thread block streams; record it with --mode blocks" "$err"
 # profiles of different architectures: one line, exit 1
 "$DBTPROF" record -q -m blocks -o "$T/a.trace" -- "$G/aarch64/loop"
 err=$("$DBTPROF" gentest -o "$T/x.c" --threads-arg 1,2 "$T/loop.trace" "$T/a.trace" 2>&1 || true)
