@@ -852,11 +852,12 @@ static int cmp_span(const void *a, const void *b)
  * a child that had ended when its parent joined it (no wait) has its end
  * as the trace shows it, which can come late (QEMU wakes the parent
  * before the plugin hears of the end): such a join counts as before the
- * next creation, but the group needs one pair of the first kind.  Then,
- * for each of the *@np profiles with such creators, @x holds its thread
- * parameter and @c and @j the mean relative points, over its creators, of
- * the first creation and the last join (each array room for m->nprof).
- * 0: not serial, 1: serial, -1: out of memory.
+ * next creation, but the group needs one pair seen in order (a join, of
+ * either kind, before the next creation).  Then, for each of the *@np
+ * profiles with such creators, @x holds its thread parameter and @c and
+ * @j the mean relative points, over its creators, of the first creation
+ * and the last join (each array room for m->nprof).  0: not serial, 1:
+ * serial, -1: out of memory.
  */
 static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 			double *c, double *j, uint32_t *np)
@@ -889,7 +890,7 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 					free(v);
 					return 0;
 				}
-				pairs += (uint32_t)v[i - 1].exact;
+				pairs += v[i].created > v[i - 1].joined;
 				continue;
 			}
 			if (i) {

@@ -380,6 +380,25 @@ static void write_serial_late(const char *path, unsigned T)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
+/* write_serial()'s workers, none waited for: each had ended when main
+ * joined it, its end in the trace before the next creation (a chunk an
+ * event). */
+static void write_serial_nowait(const char *path, unsigned T)
+{
+	dbtp_err err = {0};
+	uint32_t a, wk;
+	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
+
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++) {
+		clone_ret(w, 0, i);
+		exec_n(w, i, wk, 20);
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+		exec_n(w, 0, a, 10);
+	}
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
 /* T workers created at once, none waited for, their exits after main ran
  * on (a chunk an event): not one after another. */
 static void write_burst_late(const char *path, unsigned T)
@@ -436,6 +455,11 @@ static void test_serial(void)
 	dbtp_gt_model_free(m);
 	/* joins without a wait, shown late: still one after another */
 	m = model124("sl", write_serial_late);
+	g = group_at(m, 0x402000);
+	CHECK(g && g->serial && g->alpha == 1 && g->beta == 0);
+	dbtp_gt_model_free(m);
+	/* and with no waits at all, their ends seen in order */
+	m = model124("sn", write_serial_nowait);
 	g = group_at(m, 0x402000);
 	CHECK(g && g->serial && g->alpha == 1 && g->beta == 0);
 	dbtp_gt_model_free(m);
