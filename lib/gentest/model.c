@@ -851,18 +851,21 @@ static int cmp_span(const void *a, const void *b)
  * have started both).  A join is where the parent waited for the child;
  * a child that had ended when its parent joined it (no wait) has its end
  * as the trace shows it, which can come late (QEMU wakes the parent
- * before the plugin hears of the end): such a join counts as before the
- * next creation, but the group needs one pair seen in order (a join, of
- * either kind, before the next creation).  Then, for each of the *@np
- * profiles with such creators, @x holds its thread parameter and @c and
- * @j the mean relative points, over its creators, of the first creation
- * and the last join (each array room for m->nprof).  0: not serial, 1:
- * serial, -1: out of memory.
+ * before the plugin hears of the end): such a join after the next
+ * creation is let pass if some child of the group was waited for before
+ * its next sibling's creation (pigz's writers), not otherwise (workers
+ * at once that ended unwaited for).  At least one pair must be seen in
+ * order.  Then, for each of the *@np profiles with such creators, @x
+ * holds its thread parameter and @c and @j the mean relative points, over
+ * its creators, of the first creation and the last join (each array room
+ * for m->nprof).  0: not serial, 1: serial, -1: out of memory.
  */
 static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 			double *c, double *j, uint32_t *np)
 {
-	uint32_t pairs = 0;
+	/* pairs of children: [exact][in order], the one before joined by a
+	 * wait (or not), before the next creation (or not) */
+	uint32_t pairs[2][2] = {{0, 0}, {0, 0}};
 
 	*np = 0;
 	for (uint32_t p = 0; p < m->nprof; p++) {
@@ -885,12 +888,8 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 		 * before */
 		for (uint32_t i = 0; i <= n; i++) {
 			if (i < n && i && v[i].parent == v[first].parent) {
-				if (v[i - 1].exact &&
-				    v[i].created <= v[i - 1].joined) {
-					free(v);
-					return 0;
-				}
-				pairs += v[i].created > v[i - 1].joined;
+				pairs[v[i - 1].exact]
+				     [v[i].created > v[i - 1].joined]++;
 				continue;
 			}
 			if (i) {
@@ -911,7 +910,10 @@ static int serial_group(const dbtp_gt_model *m, uint32_t gi, double *x,
 			++*np;
 		}
 	}
-	return pairs ? 1 : 0;
+	/* no wait after the next creation; ends seen after it only where
+	 * a wait came before one; one pair in order at least */
+	return !pairs[1][0] && (!pairs[0][0] || pairs[1][1]) &&
+	       pairs[0][1] + pairs[1][1];
 }
 
 /*

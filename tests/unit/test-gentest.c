@@ -399,6 +399,30 @@ static void write_serial_nowait(const char *path, unsigned T)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
+/* The first worker ends before main creates the next, the others run at
+ * once and end after main created them all; none waited for (a chunk an
+ * event). */
+static void write_first_alone(const char *path, unsigned T)
+{
+	dbtp_err err = {0};
+	uint32_t a, wk;
+	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
+
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 1; i <= T; i++) {
+		clone_ret(w, 0, i);
+		exec_n(w, i, wk, 20);
+		if (i == 1)
+			CHECK(!dbtp_writer_thread_exit(w, i, &err));
+		exec_n(w, 0, a, 2);
+	}
+	exec_n(w, 0, a, 10);
+	for (unsigned i = 2; i <= T; i++)
+		CHECK(!dbtp_writer_thread_exit(w, i, &err));
+	exec_n(w, 0, a, 10);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+}
+
 /* T workers created at once, none waited for, their exits after main ran
  * on (a chunk an event): not one after another. */
 static void write_burst_late(const char *path, unsigned T)
@@ -462,6 +486,13 @@ static void test_serial(void)
 	m = model124("sn", write_serial_nowait);
 	g = group_at(m, 0x402000);
 	CHECK(g && g->serial && g->alpha == 1 && g->beta == 0);
+	dbtp_gt_model_free(m);
+	/* ends seen late pass only where some child was waited for in
+	 * order: workers at once, the first of which happened to end
+	 * before the second began, are not one after another */
+	m = model124("fa", write_first_alone);
+	g = group_at(m, 0x402000);
+	CHECK(g && !g->serial && g->alpha == 1 && g->beta == 0);
 	dbtp_gt_model_free(m);
 	/* but workers of a burst, none waited for, are not */
 	m = model124("bl", write_burst_late);
