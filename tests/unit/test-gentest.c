@@ -380,10 +380,12 @@ static void write_serial_late(const char *path, unsigned T)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
-/* write_serial()'s workers, none waited for: each had ended when main
- * joined it, its end in the trace before the next creation (a chunk an
- * event). */
-static void write_serial_nowait(const char *path, unsigned T)
+/*
+ * T workers, none waited for; the first @alone of them end (in the trace
+ * too: a chunk an event) before main creates the next, the others after
+ * main created them all.
+ */
+static void write_unwaited(const char *path, unsigned T, unsigned alone)
 {
 	dbtp_err err = {0};
 	uint32_t a, wk;
@@ -393,54 +395,35 @@ static void write_serial_nowait(const char *path, unsigned T)
 	for (unsigned i = 1; i <= T; i++) {
 		clone_ret(w, 0, i);
 		exec_n(w, i, wk, 20);
-		CHECK(!dbtp_writer_thread_exit(w, i, &err));
-		exec_n(w, 0, a, 10);
-	}
-	CHECK(!dbtp_writer_close(w, 0, &err));
-}
-
-/* The first worker ends before main creates the next, the others run at
- * once and end after main created them all; none waited for (a chunk an
- * event). */
-static void write_first_alone(const char *path, unsigned T)
-{
-	dbtp_err err = {0};
-	uint32_t a, wk;
-	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
-
-	exec_n(w, 0, a, 10);
-	for (unsigned i = 1; i <= T; i++) {
-		clone_ret(w, 0, i);
-		exec_n(w, i, wk, 20);
-		if (i == 1)
+		if (i <= alone)
 			CHECK(!dbtp_writer_thread_exit(w, i, &err));
 		exec_n(w, 0, a, 2);
 	}
 	exec_n(w, 0, a, 10);
-	for (unsigned i = 2; i <= T; i++)
+	for (unsigned i = alone + 1; i <= T; i++)
 		CHECK(!dbtp_writer_thread_exit(w, i, &err));
 	exec_n(w, 0, a, 10);
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
-/* T workers created at once, none waited for, their exits after main ran
- * on (a chunk an event): not one after another. */
+/* write_serial()'s workers, each ended when main joined it, its end
+ * before the next creation */
+static void write_serial_nowait(const char *path, unsigned T)
+{
+	write_unwaited(path, T, T);
+}
+
+/* workers at once, the first of which happened to end before main made
+ * the second */
+static void write_first_alone(const char *path, unsigned T)
+{
+	write_unwaited(path, T, 1);
+}
+
+/* workers at once, all ending after main made them all */
 static void write_burst_late(const char *path, unsigned T)
 {
-	dbtp_err err = {0};
-	uint32_t a, wk;
-	dbtp_writer *w = open_chunked(path, &a, &wk, 1);
-
-	exec_n(w, 0, a, 10);
-	for (unsigned i = 1; i <= T; i++)
-		clone_ret(w, 0, i);
-	for (unsigned i = 1; i <= T; i++)
-		exec_n(w, i, wk, 20);
-	exec_n(w, 0, a, 10);
-	for (unsigned i = 1; i <= T; i++)
-		CHECK(!dbtp_writer_thread_exit(w, i, &err));
-	exec_n(w, 0, a, 10);
-	CHECK(!dbtp_writer_close(w, 0, &err));
+	write_unwaited(path, T, 0);
 }
 
 /*
