@@ -696,8 +696,33 @@ static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 	return n;
 }
 
-struct rewritten;
-static int fn_far(const struct rewritten *rd, uint32_t b);
+/* A block's rewritten copies, before they are written out. */
+struct rewritten {
+	char *body[DBTP_GT_MAX_UNROLL], *slots;
+	unsigned u;    /* copies */
+	unsigned done; /* copies rewritten */
+	int ok;	       /* rewritten (else skipped or not wanted) */
+	int last;      /* its last instruction's enum dbtp_branch */
+	int loop;      /* that is a direct branch back to its start */
+	/* --mispredict: "test" or "cmp" of a random byte and its immediate,
+	 * put before the last branch (plan_random()); or NULL */
+	const char *rnd_op;
+	int rnd_imm;
+	/* --mispredict: entries of its indirect branch's table that go
+	 * elsewhere than the next instruction, over how many pads
+	 * (plan_random()); or 0 */
+	unsigned rnd_ind, rnd_pads;
+	/* a head whose function counts its passes in the target of its
+	 * last member's return or indirect branch (plan_copies()) */
+	int branch_count;
+	/* L1 misses an execution to reproduce with walking operands
+	 * (put_walks()), or 0 */
+	double walk;
+	int far; /* a head whose function walks far (plan_far()) */
+	/* chains (plan_chains()): in block P's row the block X it runs
+	 * before a copy of X, in X's row P; else UINT32_MAX */
+	uint32_t chain_to, chain_from;
+};
 
 /*
  * The groups' tables.  A sequence runs by its first member's entry, which
@@ -733,7 +758,7 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				continue;
 			n = seq_rest(seq_next, b);
 			fprintf(f, "\t{gt_b%u, %u, %d, %d, %.17g, %.17g, ", b,
-				slot_of[b], blk(m, b)->loader, fn_far(rd, b),
+				slot_of[b], blk(m, b)->loader, rd[b].far,
 				g[i].hot[k].theta - sub[2 * b],
 				g[i].hot[k].delta - sub[2 * b + 1]);
 			if (n)
@@ -1423,40 +1448,6 @@ void dbtp_gt_summary_free(struct dbtp_gt_summary *s)
 	free(s->far);
 	free(s->misaligned);
 	memset(s, 0, sizeof(*s));
-}
-
-/* A block's rewritten copies, before they are written out. */
-struct rewritten {
-	char *body[DBTP_GT_MAX_UNROLL], *slots;
-	unsigned u;    /* copies */
-	unsigned done; /* copies rewritten */
-	int ok;	       /* rewritten (else skipped or not wanted) */
-	int last;      /* its last instruction's enum dbtp_branch */
-	int loop;      /* that is a direct branch back to its start */
-	/* --mispredict: "test" or "cmp" of a random byte and its immediate,
-	 * put before the last branch (plan_random()); or NULL */
-	const char *rnd_op;
-	int rnd_imm;
-	/* --mispredict: entries of its indirect branch's table that go
-	 * elsewhere than the next instruction, over how many pads
-	 * (plan_random()); or 0 */
-	unsigned rnd_ind, rnd_pads;
-	/* a head whose function counts its passes in the target of its
-	 * last member's return or indirect branch (plan_copies()) */
-	int branch_count;
-	/* L1 misses an execution to reproduce with walking operands
-	 * (put_walks()), or 0 */
-	double walk;
-	int far; /* a head whose function walks far (plan_far()) */
-	/* chains (plan_chains()): in block P's row the block X it runs
-	 * before a copy of X, in X's row P; else UINT32_MAX */
-	uint32_t chain_to, chain_from;
-};
-
-/* Head @b's function walks over the far area. */
-static int fn_far(const struct rewritten *rd, uint32_t b)
-{
-	return rd[b].far;
 }
 
 static void free_texts(char **body, char *slots)
@@ -2542,28 +2533,30 @@ static uint32_t head_of(const uint32_t *seq_head, uint32_t b)
 	return seq_member(seq_head, b) ? seq_head[b] : b;
 }
 
-/* Group @g's walks by functions marked far, over the profiles; -1 if it
- * runs none. */
+/* Group @g's walks by functions marked far, over the profiles; *@any:
+ * whether it runs one. */
 static double group_far_walks(const struct dbtp_gt_group *g, uint32_t np,
 			      const struct rewritten *rd,
 			      const uint32_t *seq_head,
-			      const struct dbtp_gt_rw_stats *stat)
+			      const struct dbtp_gt_rw_stats *stat, int *any)
 {
-	double w = -1;
+	double w = 0;
 
+	*any = 0;
 	for (uint32_t k = 0; k < g->nhot; k++) {
 		const struct dbtp_gt_hot *h = &g->hot[k];
 		double c = 0;
 
 		if (!rd[head_of(seq_head, h->block)].far)
 			continue;
+		*any = 1;
 		for (uint32_t p = 0; p < np; p++) {
 			/* the group's count (gt_count()) */
 			double t = h->theta * g->sizes[p] + h->delta;
 
 			c += t > 0 ? t : 0;
 		}
-		w = (w < 0 ? 0 : w) + c * walk_rate(rd, stat, h->block);
+		w += c * walk_rate(rd, stat, h->block);
 	}
 	return w;
 }
@@ -2585,13 +2578,13 @@ static void far_by_group(const dbtp_gt_model *m, struct rewritten *rd,
 		for (uint32_t i = 0; i < ng; i++) {
 			const struct dbtp_gt_group *g;
 			double w, threads = 0;
+			int any;
 
 			g = dbtp_gt_model_group(m, i);
-			w = group_far_walks(g, np, rd, seq_head, stat);
-
+			w = group_far_walks(g, np, rd, seq_head, stat, &any);
 			for (uint32_t p = 0; p < np; p++)
 				threads += g->sizes[p];
-			if (w < 0 || w >= DBTP_GT_FAR_MIN * threads)
+			if (!any || w >= DBTP_GT_FAR_MIN * threads)
 				continue;
 			for (uint32_t k = 0; k < g->nhot; k++)
 				rd[head_of(seq_head, g->hot[k].block)].far = 0;

@@ -639,12 +639,13 @@ int dbtp_gt_model_merge(dbtp_gt_model *m, dbtp_gt_model *src, dbtp_err *err)
 			tr->counts = c;
 			tr->last = 0;
 		}
+	if (src->nprof)
+		m->arch = src->arch;
 	memcpy(m->prof + m->nprof, src->prof, src->nprof * sizeof(*p));
 	m->nprof += src->nprof;
 	free(src->prof);
 	src->prof = NULL;
 	src->nprof = 0;
-	m->arch = src->arch;
 	m->mem |= src->mem;
 	m->sampled |= src->sampled;
 	free(map);
