@@ -125,7 +125,10 @@ struct thr {
 	uint32_t num;
 	uint64_t tid;
 	struct thr *next;
+	struct thr *anext, *aprev; /* the threads alive; under thr_mu */
 	int queued; /* its buffers waiting in the writer queue; under q_mu */
+	uint64_t handed;  /* buffers it queued; under q_mu */
+	uint64_t buf_gen; /* handed when buf became its buffer */
 	/* bbv mode: the current interval, counted by the writer thread from
 	 * the same raw words as blocks mode (so the guest thread only stores).
 	 */
@@ -150,19 +153,29 @@ struct thr {
 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
-static struct thr *threads;
+static struct thr *threads, *alive;
 static uint32_t nthreads;
 static pthread_mutex_t thr_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *scratch; /* where frozen threads write, read by no one */
 
 /* --- writer queue ------------------------------------------------------ */
 
+/* Where another thread was when a thread ended: its buffer and the words
+ * it had published in it. */
+struct cut {
+	struct thr *t;
+	uint64_t *buf;
+	size_t n;
+};
+
 struct item {
 	struct thr *t;
 	uint64_t *words;
 	size_t n;
 	int exit_reason;
-	int interval; /* words: flags, then (id, executions) pairs */
+	int interval;	  /* words: flags, then (id, executions) pairs */
+	struct cut *cuts; /* a thread's end: the others' events before it */
+	uint32_t ncuts;
 	struct item *next;
 };
 
@@ -860,6 +873,28 @@ static void flush_idle(void)
 	}
 }
 
+/*
+ * Encode each cut thread's words up to where it was when another thread
+ * ended (thr_end()).  Its buffers queued before that end went out already;
+ * the cut's buffer is still its own or queued after, so its words up to
+ * there are there and never change.
+ */
+static void write_cuts(const struct cut *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct thr *t = c[i].t;
+
+		if (t->taken_buf != c[i].buf) {
+			t->taken_buf = c[i].buf;
+			t->taken = 0;
+		}
+		if (c[i].n > t->taken) {
+			write_range(t, c[i].buf, t->taken, c[i].n, -1);
+			t->taken = c[i].n;
+		}
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	sigset_t all;
@@ -897,11 +932,15 @@ static void *writer_main(void *arg)
 		if (!q_head)
 			q_tail = NULL;
 		pthread_mutex_unlock(&q_mu);
-		/* A thread ended: first cut the others' chunks, so that the
-		 * trace shows where its parent was when it ended (gentest's
-		 * joins) */
-		if (it->exit_reason == DBTP_EXIT_THREAD && flush_ms > 0)
-			flush_idle();
+		/* A thread ended: first what the others had published then
+		 * (thr_end()), or without those cuts what they have now */
+		if (it->exit_reason == DBTP_EXIT_THREAD && flush_ms > 0) {
+			if (it->cuts)
+				write_cuts(it->cuts, it->ncuts);
+			else
+				flush_idle();
+		}
+		free(it->cuts);
 		write_chunk(it);
 		pthread_mutex_lock(&q_mu);
 		if (it->interval)
@@ -927,12 +966,40 @@ static uint64_t *buf_alloc(void)
 }
 
 /*
+ * Note in @c (room for every thread alive but @t) where each of those was:
+ * its buffer and the words it had published there.  Under q_mu and
+ * thr_mu, so no thread queues a buffer meanwhile: one whose buffer is
+ * still the one it had when it last queued one (buf_gen) is cut there; one
+ * that queued its buffer and has not yet taken the next has all it did in
+ * the queue before @t's end, and none is cut.  Returns the cuts.
+ */
+static uint32_t cuts_note(const struct thr *t, struct cut *c)
+{
+	uint32_t k = 0;
+
+	for (struct thr *o = alive; o; o = o->anext) {
+		uint64_t *b;
+		size_t n;
+
+		if (o == t ||
+		    __atomic_load_n(&o->buf_gen, __ATOMIC_ACQUIRE) != o->handed)
+			continue;
+		b = o->buf;
+		n = __atomic_load_n(&o->n, __ATOMIC_ACQUIRE);
+		c[k++] = (struct cut){o, b, n};
+	}
+	return k;
+}
+
+/*
  * Queue thread @t's @n raw @words for the writer, waiting while the queue
  * is full; *@fresh gets a recycled buffer, or NULL.  With @fresh NULL, the
  * words are an interval counted by the guest thread (the writer frees them).
+ * With @cuts (room for every other thread alive; under thr_mu), where the
+ * others were, for the writer to put first (cuts_note()).
  */
 static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
-		      uint64_t **fresh)
+		      struct cut *cuts, uint64_t **fresh)
 {
 	struct item *it;
 
@@ -949,13 +1016,17 @@ static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 		complain("dbtprof plugin: out of memory for the writer queue");
 		abort();
 	}
-	if (fresh)
+	if (fresh) {
 		*fresh = nfree_bufs ? free_bufs[--nfree_bufs] : NULL;
+		t->handed++;
+	}
 	it->interval = !fresh;
 	it->t = t;
 	it->words = words;
 	it->n = n;
 	it->exit_reason = exit_reason;
+	it->cuts = cuts;
+	it->ncuts = cuts ? cuts_note(t, cuts) : 0;
 	it->next = NULL;
 	if (q_tail)
 		q_tail->next = it;
@@ -968,18 +1039,20 @@ static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 	pthread_mutex_unlock(&q_mu);
 }
 
-/* Hand @t's buffer to the writer and give @t an empty one.  Under t->mu. */
-static void hand_over(struct thr *t, int exit_reason)
+/* Hand @t's buffer to the writer (with @cuts, queue_put()) and give @t an
+ * empty one.  Under t->mu. */
+static void hand_over(struct thr *t, int exit_reason, struct cut *cuts)
 {
 	uint64_t *fresh;
 
-	queue_put(t, t->buf, t->n, exit_reason, &fresh);
+	queue_put(t, t->buf, t->n, exit_reason, cuts, &fresh);
 	if (!fresh && !(fresh = buf_alloc())) {
 		complain("dbtprof plugin: out of memory for event buffers");
 		abort();
 	}
 	t->buf = fresh;
 	t->n = 0;
+	__atomic_store_n(&t->buf_gen, t->handed, __ATOMIC_RELEASE);
 }
 
 /* --- threads ----------------------------------------------------------- */
@@ -1008,6 +1081,10 @@ static struct thr *thr_new(void)
 		nalive++;
 		t->next = threads;
 		threads = t;
+		t->anext = alive;
+		if (alive)
+			alive->aprev = t;
+		alive = t;
 		pthread_mutex_unlock(&thr_mu);
 	}
 	tls_thr = t;
@@ -1017,12 +1094,20 @@ static struct thr *thr_new(void)
 /*
  * Thread @t ends (its exit syscall, or the process's end): hand over what it
  * recorded with the end marked, and freeze it so any later callback goes to
- * the slow path and writes nowhere that is read.
+ * the slow path and writes nowhere that is read.  At its exit syscall, with
+ * where every other thread was then (cuts_note()), which the writer puts
+ * first, so that the trace shows where its parent was when it ended
+ * (gentest's joins), not where the parent got to before the writer came to
+ * it: QEMU clears the thread's tid right after this and wakes a parent
+ * waiting to join it, and a parent that was not waiting runs on.
  */
 static void one_close(struct thr *t, unsigned flags);
 
 static void thr_end(struct thr *t, int reason)
 {
+	int exiting = reason == DBTP_EXIT_THREAD && !forked_child;
+	struct cut *c = NULL;
+
 	if (mode == DBTP_MODE_BBV && !one.multi) {
 		if (!one.frozen)
 			one_close(t, DBTP_IVL_LAST | (reason == DBTP_EXIT_THREAD
@@ -1031,14 +1116,34 @@ static void thr_end(struct thr *t, int reason)
 		one.frozen = one.slow = 1;
 		return;
 	}
+	if (exiting)
+		pthread_mutex_lock(&thr_mu);
 	pthread_mutex_lock(&t->mu);
 	if (!t->frozen) {
+		if (exiting) {
+			uint32_t k = 0;
+
+			for (struct thr *o = alive; o; o = o->anext)
+				k += o != t;
+			/* none, or out of memory: the writer cuts the others
+			 * where it finds them */
+			if (flush_ms > 0 && k)
+				c = malloc(k * sizeof(*c));
+			if (t->anext)
+				t->anext->aprev = t->aprev;
+			if (t->aprev)
+				t->aprev->anext = t->anext;
+			else
+				alive = t->anext;
+		}
 		t->frozen = 1;
 		__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->hard, 0, __ATOMIC_RELAXED);
-		hand_over(t, reason);
+		hand_over(t, reason, c);
 	}
 	pthread_mutex_unlock(&t->mu);
+	if (exiting)
+		pthread_mutex_unlock(&thr_mu);
 }
 
 /* Buffer full, or the thread frozen at process exit: the rare path. */
@@ -1049,7 +1154,7 @@ static __attribute__((noinline)) void thr_slow(struct thr *t)
 		t->buf = scratch;
 		t->n = 0;
 	} else {
-		hand_over(t, -1);
+		hand_over(t, -1, NULL);
 	}
 	pthread_mutex_unlock(&t->mu);
 }
@@ -1287,7 +1392,7 @@ static void one_close(struct thr *t, unsigned flags)
 		w[2 + 2 * i] = one_execs[one.touch[i]];
 		one_execs[one.touch[i]] = 0;
 	}
-	queue_put(t, w, 1 + 2 * one.ntouch, -1, NULL);
+	queue_put(t, w, 1 + 2 * one.ntouch, -1, NULL, NULL);
 	one.ntouch = 0;
 }
 
