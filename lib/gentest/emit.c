@@ -1927,6 +1927,45 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 }
 
 /*
+ * --mispredict: put the random test @line (plan_random()) in place of
+ * instruction @i of copy @id in *@text, the one before its branch, if
+ * that one only sets flags from registers and is kept as it was (x86-64
+ * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`): the test sets the flags
+ * the branch reads, which that one would have set for nothing.  Not where
+ * the branch was cut (cut_last()).  1 if put, 0 if not, -1 out of memory.
+ */
+static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
+		   int a64)
+{
+	static const char *const x86[] = {"cmp ", "test ", NULL},
+				 *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
+	const char *const *mn = a64 ? arm : x86;
+	char label[48], next[48], *at, *end, *op;
+
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
+	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
+	if (!(at = strstr(*text, label)) || !(end = strstr(at, next)) ||
+	    !end[strlen(next)])
+		return 0;
+	at += strlen(label);
+	/* one line, the original encoding with its text after the comment */
+	if (strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7) ||
+	    memchr(at, '\n', (size_t)(end - at)) != end - 1 ||
+	    !(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
+	    memchr(op, '[', (size_t)(end - op)) ||
+	    memchr(op, '(', (size_t)(end - op))) /* AArch64 "(was ...)" */
+		return 0;
+	op += a64 ? 3 : 2;
+	for (; *mn; mn++)
+		if (!strncmp(op, *mn, strlen(*mn)))
+			return splice(text, (size_t)(at - *text),
+				      (size_t)(end - at), line)
+				   ? -1
+				   : 1;
+	return 0;
+}
+
+/*
  * --mispredict: put each member's random test (plan_random()) before its
  * last branch in every copy of function @b's @body that still has it,
  * addressing the random bytes with the pass counter (cursor + passes
@@ -1959,7 +1998,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		return 0;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = blk(m, k);
-		int any = 0,
+		int any = 0, folded = 0,
 		    ind = rd[k].rnd_ind && sg && *njt + u <= DBTP_GT_JT_MAX;
 
 		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
@@ -1987,16 +2026,26 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 						 "%u], %d\n",
 						 rd[k].rnd_op, cg->name[0],
 						 rand_at(id), rd[k].rnd_imm);
-				r = put_at(&body[j], id, bl->ninsns - 1, "",
-					   line);
+				r = 0;
+				if (bl->ninsns >= 2)
+					r = fold_at(&body[j], id,
+						    bl->ninsns - 2, line, a64);
+				folded |= r > 0;
+				if (!r)
+					r = put_at(&body[j], id, bl->ninsns - 1,
+						   "", line);
 			}
 			if (r < 0)
 				return -1;
 			any |= r;
 		}
-		/* 2: indirect (count_blocks()) */
+		/* 2: indirect (count_blocks()); a folded test takes the place
+		 * of a kept instruction */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
-		sum->stat[k].helpers += (uint32_t)any * (a64 ? 2 : 1);
+		sum->stat[k].helpers +=
+		    (uint32_t)any * (a64 ? 2 : 1) - (uint32_t)folded;
+		sum->stat[k].n[DBTP_GT_KEPT] -= (uint32_t)folded;
+		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;
 		rnd |= any;
 	}
 	return rnd;

@@ -580,6 +580,24 @@ jq -e '(.block_outcomes | max_by(.mispredicted) | .random) and ([.block_outcomes
 	fail "qsort --mispredict: the most mispredicted block is not random, or a random one ran < 256 times or < 1/64 mispredicted"
 checks=$((checks + 1))
 contains "qsort random tests" "byte ptr [r15 + r" "$(cat "$T/qs_rnd.c")"
+# A random test takes the place of a kept cmp or test of registers right
+# before the branch (one instruction rewritten, no helper), else it is a
+# helper of its own (AArch64: the load stays a helper): block by block
+# against the program without them, each random block "folded" or
+# "helper", every other block the same (else "off").
+rnd_kinds() { # TRACE HELPERS
+	"$DBTPROF" gentest --json -o "$T/x.c" "$1" >"$T/rk1.json"
+	"$DBTPROF" gentest --json --no-mispredict -o "$T/x.c" "$1" >"$T/rk2.json"
+	jq -n -r --argjson h "$2" --slurpfile a "$T/rk1.json" --slurpfile d "$T/rk2.json" '
+		($d[0].block_outcomes | map({key: (.id | tostring), value: .}) | from_entries) as $o |
+		[$a[0].block_outcomes[] as $b | $o[$b.id | tostring] as $o |
+		 if $b.random | not then (if $b.kept == $o.kept and $b.helpers == $o.helpers then "same" else "off" end)
+		 elif $b.kept == $o.kept - 1 and $b.rewritten == $o.rewritten + 1 and $b.helpers == $o.helpers + $h - 1 then "folded"
+		 elif $b.kept == $o.kept and $b.helpers == $o.helpers + $h then "helper" else "off" end] |
+		map(select(. != "same")) | group_by(.) | map("\(.[0]) \(length)") | join(", ")'
+}
+eq "qsort random tests in place of compares" "folded 7" "$(rnd_kinds "$T/qs.trace" 1)"
+eq "nested: a random test after dec, a helper" "helper 1" "$(rnd_kinds "$T/nested.trace" 1)"
 if command -v valgrind >/dev/null; then
 	"$DBTPROF" gentest --no-mispredict -o "$T/qs_det.c" "$T/qs.trace" >/dev/null
 	$CC $CFLAGS_GT "$T/qs_det.c" -o "$T/qs_det"
@@ -1165,7 +1183,8 @@ EOF2
 
 	# Random branches (AArch64): the LCG's two branches, which dbtprof's
 	# predictor misses on about a third and a seventh of their runs, load
-	# a random byte and test it before their branch.  Where a branch goes
+	# a random byte and test it before their branch (in place of the `tst`
+	# before one of them).  Where a branch goes
 	# is invisible in a block trace (both ways lead to the next
 	# instruction), so a copy of the program sends each random branch's
 	# taken way through a block of its own (gt_pad_<copy>_<cond>_<op>_<imm>):
@@ -1174,6 +1193,7 @@ EOF2
 	exact_a64 "$G/aarch64/random" a64_rnd
 	jq -e '.mispredict_blocks >= 2' >/dev/null <<<"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_rnd.trace")" ||
 		fail "a64 random: expected two or more random branches"
+	eq "a64 random tests in place of tst and cmp" "folded 2" "$(rnd_kinds "$T/a64_rnd.trace" 2)"
 	awk '/"\\t(tst|cmp) w[0-9]+, #[0-9]+\\n"/ { t = $0; print; next }
 	t != "" && match($0, /"\\tb\.[a-z][a-z] \.Lg[0-9]+_[0-9]+\\t/) {
 		split(substr($0, RSTART + 3), a, /[ \\]/)
@@ -1183,6 +1203,7 @@ EOF2
 		pad = "gt_pad_" id "_" substr(a[1], 3) "_" o[1] "_" o[4]
 		printf "\t\"\\t%s %s\\n\\tb %s\\n\\t.globl %s\\n%s:\\n\\tb %s\\n\"\n", a[1], pad, a[2], pad, pad, a[2]
 		t = ""; next }
+	t != "" && /^\t"\.Lg[0-9]+_[0-9]+:\\n"$/ { print; next } # a folded test
 	{ t = ""; print }' "$T/a64_rnd.c" >"$T/a64_rndp.c"
 	$CC_A64 -static -O2 -pthread -o "$T/a64_rndp" "$T/a64_rndp.c"
 	"$DBTPROF" record -q -m blocks -o "$T/a64_rndp.trace" -- "$T/a64_rndp" >/dev/null
