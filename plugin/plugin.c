@@ -836,6 +836,20 @@ static void write_chunk(struct item *it)
  * t->n never change until the buffer is handed over, and only this thread
  * recycles buffers, so they are read outside the locks.
  */
+/* Encode thread @t's words in buffer @w that it published up to @n and
+ * that are not out yet. */
+static void write_upto(struct thr *t, uint64_t *w, size_t n)
+{
+	if (t->taken_buf != w) {
+		t->taken_buf = w;
+		t->taken = 0;
+	}
+	if (n > t->taken) {
+		write_range(t, w, t->taken, n, -1);
+		t->taken = n;
+	}
+}
+
 static void flush_idle(void)
 {
 	struct thr *head;
@@ -860,16 +874,8 @@ static void flush_idle(void)
 		w = t->buf;
 		n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
 		pthread_mutex_unlock(&t->mu);
-		if (busy)
-			continue;
-		if (t->taken_buf != w) {
-			t->taken_buf = w;
-			t->taken = 0;
-		}
-		if (n > t->taken) {
-			write_range(t, w, t->taken, n, -1);
-			t->taken = n;
-		}
+		if (!busy)
+			write_upto(t, w, n);
 	}
 }
 
@@ -881,18 +887,8 @@ static void flush_idle(void)
  */
 static void write_cuts(const struct cut *c, uint32_t n)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct thr *t = c[i].t;
-
-		if (t->taken_buf != c[i].buf) {
-			t->taken_buf = c[i].buf;
-			t->taken = 0;
-		}
-		if (c[i].n > t->taken) {
-			write_range(t, c[i].buf, t->taken, c[i].n, -1);
-			t->taken = c[i].n;
-		}
-	}
+	for (uint32_t i = 0; i < n; i++)
+		write_upto(c[i].t, c[i].buf, c[i].n);
 }
 
 static void *writer_main(void *arg)
@@ -966,28 +962,22 @@ static uint64_t *buf_alloc(void)
 }
 
 /*
- * Note in @c (room for every thread alive but @t) where each of those was:
- * its buffer and the words it had published there.  Under q_mu and
- * thr_mu, so no thread queues a buffer meanwhile: one whose buffer is
- * still the one it had when it last queued one (buf_gen) is cut there; one
- * that queued its buffer and has not yet taken the next has all it did in
- * the queue before @t's end, and none is cut.  Returns the cuts.
+ * Note in @c (room for every thread alive) where each was: its buffer and
+ * the words it had published there.  Under q_mu and thr_mu, so no thread
+ * queues a buffer meanwhile: one whose buffer is still the one it had when
+ * it last queued one (buf_gen) is cut there; one that queued its buffer
+ * and has not yet taken the next has all it did in the queue before the
+ * end being queued, and none is cut.  Returns the cuts.
  */
-static uint32_t cuts_note(const struct thr *t, struct cut *c)
+static uint32_t cuts_note(struct cut *c)
 {
 	uint32_t k = 0;
 
-	for (struct thr *o = alive; o; o = o->anext) {
-		uint64_t *b;
-		size_t n;
-
-		if (o == t ||
-		    __atomic_load_n(&o->buf_gen, __ATOMIC_ACQUIRE) != o->handed)
-			continue;
-		b = o->buf;
-		n = __atomic_load_n(&o->n, __ATOMIC_ACQUIRE);
-		c[k++] = (struct cut){o, b, n};
-	}
+	for (struct thr *o = alive; o; o = o->anext)
+		if (__atomic_load_n(&o->buf_gen, __ATOMIC_ACQUIRE) == o->handed)
+			c[k++] = (struct cut){
+			    o, o->buf,
+			    __atomic_load_n(&o->n, __ATOMIC_ACQUIRE)};
 	return k;
 }
 
@@ -995,8 +985,9 @@ static uint32_t cuts_note(const struct thr *t, struct cut *c)
  * Queue thread @t's @n raw @words for the writer, waiting while the queue
  * is full; *@fresh gets a recycled buffer, or NULL.  With @fresh NULL, the
  * words are an interval counted by the guest thread (the writer frees them).
- * With @cuts (room for every other thread alive; under thr_mu), where the
- * others were, for the writer to put first (cuts_note()).
+ * With @cuts (room for every thread alive but @t, which is off that list;
+ * under thr_mu), where they were, for the writer to put first
+ * (cuts_note()).
  */
 static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 		      struct cut *cuts, uint64_t **fresh)
@@ -1026,7 +1017,7 @@ static void queue_put(struct thr *t, uint64_t *words, size_t n, int exit_reason,
 	it->n = n;
 	it->exit_reason = exit_reason;
 	it->cuts = cuts;
-	it->ncuts = cuts ? cuts_note(t, cuts) : 0;
+	it->ncuts = cuts ? cuts_note(cuts) : 0;
 	it->next = NULL;
 	if (q_tail)
 		q_tail->next = it;
@@ -1123,18 +1114,18 @@ static void thr_end(struct thr *t, int reason)
 		if (exiting) {
 			uint32_t k = 0;
 
-			for (struct thr *o = alive; o; o = o->anext)
-				k += o != t;
-			/* none, or out of memory: the writer cuts the others
-			 * where it finds them */
-			if (flush_ms > 0 && k)
-				c = malloc(k * sizeof(*c));
 			if (t->anext)
 				t->anext->aprev = t->aprev;
 			if (t->aprev)
 				t->aprev->anext = t->anext;
 			else
 				alive = t->anext;
+			for (struct thr *o = alive; o; o = o->anext)
+				k++;
+			/* none, or out of memory: the writer cuts the others
+			 * where it finds them */
+			if (flush_ms > 0 && k)
+				c = malloc(k * sizeof(*c));
 		}
 		t->frozen = 1;
 		__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);

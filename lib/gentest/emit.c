@@ -1814,18 +1814,27 @@ static int splice(char **text, size_t at, size_t ol, const char *line)
  * unless nothing follows the label (the branch there was cut,
  * cut_last()).  1 if put, 0 if not, -1 out of memory.
  */
+/* What follows label .Lg<id>_<i>: (instruction i of rewritten copy @id) in
+ * @text, or NULL if it is not there or nothing follows it (the branch
+ * there was cut, cut_last()). */
+static char *after_label(char *text, uint32_t id, uint32_t i)
+{
+	char label[48], *at;
+
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
+	at = strstr(text, label);
+	if (!at || !at[strlen(label)])
+		return NULL;
+	return at + strlen(label);
+}
+
 static int put_at(char **text, uint32_t id, uint32_t i, const char *old,
 		  const char *line)
 {
-	char label[48], *at;
+	char *at = after_label(*text, id, i);
 	size_t ol = strlen(old);
 
-	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
-	at = strstr(*text, label);
-	if (!at || !at[strlen(label)])
-		return 0;
-	at += strlen(label);
-	if (strncmp(at, old, ol))
+	if (!at || strncmp(at, old, ol))
 		return 0;
 	return splice(text, (size_t)(at - *text), ol, line) ? -1 : 1;
 }
@@ -1940,17 +1949,15 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 	static const char *const x86[] = {"cmp ", "test ", NULL},
 				 *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	const char *const *mn = a64 ? arm : x86;
-	char label[48], next[48], *at, *end, *op;
+	char next[48], *at = after_label(*text, id, i), *end, *op;
 
-	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
+	/* one line, then the branch's label with the branch after it */
 	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
-	if (!(at = strstr(*text, label)) || !(end = strstr(at, next)) ||
-	    !end[strlen(next)])
+	if (!at || !(end = strchr(at, '\n')) ||
+	    strncmp(++end, next, strlen(next)) || !end[strlen(next)])
 		return 0;
-	at += strlen(label);
-	/* one line, the original encoding with its text after the comment */
+	/* the original encoding, with its text after the comment */
 	if (strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7) ||
-	    memchr(at, '\n', (size_t)(end - at)) != end - 1 ||
 	    !(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
 	    memchr(op, '[', (size_t)(end - op)) ||
 	    memchr(op, '(', (size_t)(end - op))) /* AArch64 "(was ...)" */
