@@ -77,6 +77,21 @@ static struct blk *blk_pages[MAX_PAGES];
 static uint16_t *ni_pages[MAX_PAGES]; /* ninsns by id, for the encoder */
 /* Count mode: executions by id, dense so hot counters share cache lines. */
 static uint64_t *cnt_pages[MAX_PAGES];
+/*
+ * Count mode once the guest has created a thread: QEMU 7.2's inline adds
+ * are not atomic, so threads running a block at once would lose counts.
+ * The plugin resets itself (every translation dropped) and counts from then
+ * on by callback into counters of each thread's own, summed at exit.
+ */
+struct cthr {
+	uint64_t *pages[MAX_PAGES];
+	struct cthr *next;
+};
+static int cnt_multi;
+static struct cthr *cthrs; /* every thread's, also those that ended */
+static pthread_mutex_t cthr_mu = PTHREAD_MUTEX_INITIALIZER;
+static __thread struct cthr *tls_cthr __attribute__((tls_model("initial-exec")));
+static qemu_plugin_id_t plugin_id;
 /* cache=on: by id, the writer thread's: the tally, and with cache_sample
  * the block's executions and those whose accesses were tallied. */
 struct blk_cache {
@@ -533,6 +548,7 @@ static uint32_t blk_intern(struct qemu_plugin_tb *tb)
 }
 
 static void on_tb_exec(unsigned int vcpu, void *udata);
+static void on_tb_exec_count(unsigned int vcpu, void *udata);
 static void on_tb_exec_sampled(unsigned int vcpu, void *udata);
 static void on_mem_sampled(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			   uint64_t vaddr, void *udata);
@@ -558,6 +574,12 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			 "guest address 0x%" PRIx64,
 			 qemu_plugin_tb_vaddr(tb));
 		abort();
+	}
+	if (mode == DBTP_MODE_COUNT && cnt_multi) {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec_count,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)bid);
+		return;
 	}
 	if (mode == DBTP_MODE_COUNT) {
 		qemu_plugin_register_vcpu_tb_exec_inline(
@@ -1517,7 +1539,59 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	}
 }
 
-/* Count mode keeps no per-thread state; it only notes how the process ends. */
+/* Count mode, multi-threaded: block @id's page of this thread's counters,
+ * the thread's counters first made if need be. */
+static __attribute__((noinline)) uint64_t *cthr_page(uint32_t id)
+{
+	struct cthr *c = tls_cthr;
+	uint64_t **page;
+
+	if (!c) {
+		if (!(c = calloc(1, sizeof(*c))))
+			goto oom;
+		pthread_mutex_lock(&cthr_mu);
+		c->next = cthrs;
+		cthrs = c;
+		pthread_mutex_unlock(&cthr_mu);
+		tls_cthr = c;
+	}
+	page = &c->pages[id / PAGE_BLOCKS];
+	if (!*page && !(*page = calloc(PAGE_BLOCKS, sizeof(uint64_t))))
+		goto oom;
+	return *page;
+oom:
+	complain("dbtprof plugin: out of memory for counters");
+	abort();
+}
+
+static void on_tb_exec_count(unsigned int vcpu, void *udata)
+{
+	uint32_t id = (uint32_t)(uintptr_t)udata;
+	struct cthr *c = tls_cthr;
+	uint64_t *page = c ? c->pages[id / PAGE_BLOCKS] : NULL;
+
+	(void)vcpu;
+	if (unlikely(!page))
+		page = cthr_page(id);
+	page[id % PAGE_BLOCKS]++;
+}
+
+static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
+			     int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+			     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+			     uint64_t a8);
+static void on_exit_cb(qemu_plugin_id_t id, void *p);
+
+/* After the reset: every vCPU is stopped, no block translated. */
+static void count_rearm(qemu_plugin_id_t id)
+{
+	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall_count);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+}
+
+/* Count mode keeps no per-thread state until the guest creates a thread;
+ * it notes how the process ends. */
 static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 			     int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
 			     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
@@ -1531,10 +1605,18 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 	}
 	if (mode == DBTP_MODE_BBV && num == nr_exit)
 		thr_end(thr_cur(), DBTP_EXIT_THREAD);
-	/* clone sharing memory (QEMU runs it as a thread), clone3 */
-	if (mode == DBTP_MODE_BBV &&
-	    ((num == nr_clone && (a1 & 0x100 /* CLONE_VM */)) || num == 435))
+	/* clone sharing memory and not vfork (QEMU runs it as a thread; a
+	 * vfork as a fork), clone3 */
+	if (!((num == nr_clone && (a1 & 0x4100) == 0x100) || num == 435))
+		return;
+	if (mode == DBTP_MODE_BBV)
 		one_to_threads();
+	/* QEMU resets before this thread runs translated code again; until
+	 * then the new thread alone counts the shared way, and loses none. */
+	if (mode == DBTP_MODE_COUNT && !cnt_multi) {
+		cnt_multi = 1;
+		qemu_plugin_reset(plugin_id, count_rearm);
+	}
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
@@ -1578,9 +1660,14 @@ static void write_counts(void)
 		return;
 	dbtp_put_varint(&ebuf, 0);
 	dbtp_put_varint(&ebuf, nblk);
-	for (uint32_t i = 0; i < nblk; i++)
-		dbtp_put_varint(&ebuf,
-				cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
+	for (uint32_t i = 0; i < nblk; i++) {
+		uint64_t n = cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS];
+
+		for (const struct cthr *c = cthrs; c; c = c->next)
+			if (c->pages[i / PAGE_BLOCKS])
+				n += c->pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS];
+		dbtp_put_varint(&ebuf, n);
+	}
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
@@ -1912,6 +1999,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	if (parse_args(argc, argv))
 		return -1;
+	plugin_id = id;
 	one.end = bbv_interval;
 	if (mode == DBTP_MODE_BBV) {
 		/* Zero pages until touched */

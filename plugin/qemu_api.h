@@ -54,6 +54,7 @@ enum qemu_plugin_op {
 	QEMU_PLUGIN_INLINE_ADD_U64,
 };
 
+typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id,
 					     unsigned int vcpu_index);
@@ -93,6 +94,10 @@ void qemu_plugin_register_vcpu_syscall_ret_cb(
     qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
+
+/* Drop every callback and translation of the plugin, then call @cb (with
+ * every vCPU stopped) to register anew. */
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
 
 /* Translation-time queries. */
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
