@@ -90,7 +90,8 @@ struct cthr {
 static int cnt_multi;
 static struct cthr *cthrs; /* every thread's, also those that ended */
 static pthread_mutex_t cthr_mu = PTHREAD_MUTEX_INITIALIZER;
-static __thread struct cthr *tls_cthr __attribute__((tls_model("initial-exec")));
+static __thread struct cthr *tls_cthr
+    __attribute__((tls_model("initial-exec")));
 static qemu_plugin_id_t plugin_id;
 /* cache=on: by id, the writer thread's: the tally, and with cache_sample
  * the block's executions and those whose accesses were tallied. */
