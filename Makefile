@@ -72,11 +72,11 @@ $(B)/guests/aarch64/%: tests/guests/aarch64/%.S
 	@mkdir -p $(@D)
 	$(AARCH64_CC) -nostdlib -static -no-pie -o $@ $<
 
-$(B)/guests/c/%: tests/guests/c/%.c
+$(B)/guests/c/%: tests/guests/c/%.c tests/guests/c/marker.h
 	@mkdir -p $(@D)
 	$(GUEST_CC) -O1 -pthread $(WARN) -o $@ $<
 
-$(B)/guests/c-aarch64/%: tests/guests/c/%.c
+$(B)/guests/c-aarch64/%: tests/guests/c/%.c tests/guests/c/marker.h
 	@mkdir -p $(@D)
 	$(AARCH64_CC) -O1 -pthread $(WARN) -o $@ $<
 

@@ -10,11 +10,8 @@
  * finished before the next pthread_create would hand its index on.  With it
  * the vCPU indices are 0, 1, 2, 3 in creation order on every run.
  *
- * marker() is one inline-asm counted loop.  The global label mt_marker is the
- * loop head, placed after a first instruction so it is never the function
- * entry: the TB that starts at mt_marker is [dec; jnz] (x86-64) or
- * [subs; b.ne] (AArch64) and is executed exactly n - 1 times per call (the
- * first iteration belongs to the TB that enters marker()).
+ * marker() (marker.h) is one inline-asm counted loop whose head, the global
+ * label mt_marker, starts a TB executed exactly n - 1 times per call.
  * See tests/guests/EXPECTED.md. */
 #include <pthread.h>
 #include <stdint.h>
@@ -23,31 +20,8 @@
 
 static pthread_barrier_t all_created;
 
-__attribute__((noinline, noclone)) static void marker(unsigned long n)
-{
-	unsigned long c;
-#if defined(__x86_64__)
-	__asm__ volatile("mov %1, %0\n\t"
-			 ".globl mt_marker\n"
-			 "mt_marker:\n"
-			 "1:\tdec %0\n\t"
-			 "jnz 1b"
-			 : "=&r"(c)
-			 : "r"(n)
-			 : "cc", "memory");
-#elif defined(__aarch64__)
-	__asm__ volatile("mov %0, %1\n\t"
-			 ".globl mt_marker\n"
-			 "mt_marker:\n"
-			 "1:\tsubs %0, %0, #1\n\t"
-			 "b.ne 1b"
-			 : "=&r"(c)
-			 : "r"(n)
-			 : "cc", "memory");
-#else
-#error "mt.c: unsupported architecture"
-#endif
-}
+#define MARKER_NAME "mt_marker"
+#include "marker.h"
 
 static void *worker(void *arg)
 {

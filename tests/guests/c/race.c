@@ -14,31 +14,8 @@
 
 static pthread_barrier_t go;
 
-__attribute__((noinline, noclone)) static void marker(unsigned long n)
-{
-	unsigned long c;
-#if defined(__x86_64__)
-	__asm__ volatile("mov %1, %0\n\t"
-			 ".globl race_marker\n"
-			 "race_marker:\n"
-			 "1:\tdec %0\n\t"
-			 "jnz 1b"
-			 : "=&r"(c)
-			 : "r"(n)
-			 : "cc", "memory");
-#elif defined(__aarch64__)
-	__asm__ volatile("mov %0, %1\n\t"
-			 ".globl race_marker\n"
-			 "race_marker:\n"
-			 "1:\tsubs %0, %0, #1\n\t"
-			 "b.ne 1b"
-			 : "=&r"(c)
-			 : "r"(n)
-			 : "cc", "memory");
-#else
-#error "race.c: unsupported architecture"
-#endif
-}
+#define MARKER_NAME "race_marker"
+#include "marker.h"
 
 static void *worker(void *arg)
 {
