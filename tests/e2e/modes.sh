@@ -64,8 +64,8 @@ done
 
 # Count mode with threads running one block at once: race's four workers
 # run its marker block (at the executable's base, 0x...0000, plus its
-# offset) 4 x 999,999 times.  Shared inline counters lost up to 40% of
-# them on two CPUs, some on one.
+# offset) 4 x 999,999 times.  Shared inline counters lost up to half of
+# them on two CPUs (none in three runs on one, where pigz lost 2-3%).
 for g in c/race c-aarch64/race; do
 	off=$(nm "$G/$g" | awk '$3 == "race_marker" { sub(/^0+/, "", $1); print $1 }')
 	for i in 1 2 3; do
