@@ -81,14 +81,16 @@ static uint64_t *cnt_pages[MAX_PAGES];
  * Count mode once the guest has created a thread: QEMU 7.2's inline adds
  * are not atomic, so threads running a block at once would lose counts.
  * The plugin resets itself (every translation dropped) and counts from then
- * on by callback into counters of each thread's own, summed at exit.
+ * on by callback into counters of each thread's own, added to the shared
+ * ones when the thread ends (cthr_fold()) or, for those still running, at
+ * exit.
  */
 struct cthr {
 	uint64_t *pages[MAX_PAGES];
 	struct cthr *next;
 };
 static int cnt_multi;
-static struct cthr *cthrs; /* every thread's, also those that ended */
+static struct cthr *cthrs; /* the live threads' (cthr_fold()) */
 static pthread_mutex_t cthr_mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct cthr *tls_cthr
     __attribute__((tls_model("initial-exec")));
@@ -1565,6 +1567,32 @@ oom:
 	abort();
 }
 
+/* Count mode, multi-threaded: the calling thread ends; its counts go to
+ * the shared counters (no translated code adds to them any more), so that
+ * a guest that creates many threads holds the counters of the live ones
+ * only. */
+static void cthr_fold(void)
+{
+	struct cthr *c = tls_cthr, **p;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&cthr_mu);
+	for (p = &cthrs; *p != c; p = &(*p)->next)
+		;
+	*p = c->next;
+	for (uint32_t g = 0; g < MAX_PAGES; g++) {
+		if (!c->pages[g])
+			continue;
+		for (uint32_t i = 0; i < PAGE_BLOCKS; i++)
+			cnt_pages[g][i] += c->pages[g][i];
+		free(c->pages[g]);
+	}
+	pthread_mutex_unlock(&cthr_mu);
+	free(c);
+	tls_cthr = NULL;
+}
+
 static void on_tb_exec_count(unsigned int vcpu, void *udata)
 {
 	uint32_t id = (uint32_t)(uintptr_t)udata;
@@ -1606,6 +1634,8 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 	}
 	if (mode == DBTP_MODE_BBV && num == nr_exit)
 		thr_end(thr_cur(), DBTP_EXIT_THREAD);
+	if (mode == DBTP_MODE_COUNT && num == nr_exit)
+		cthr_fold();
 	/* clone sharing memory and not vfork (QEMU runs it as a thread; a
 	 * vfork as a fork), clone3 */
 	if (!((num == nr_clone && (a1 & 0x4100) == 0x100) || num == 435))
