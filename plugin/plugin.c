@@ -578,16 +578,16 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			 qemu_plugin_tb_vaddr(tb));
 		abort();
 	}
-	if (mode == DBTP_MODE_COUNT && cnt_multi) {
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec_count,
-						     QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)bid);
-		return;
-	}
 	if (mode == DBTP_MODE_COUNT) {
-		qemu_plugin_register_vcpu_tb_exec_inline(
-		    tb, QEMU_PLUGIN_INLINE_ADD_U64,
-		    &cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS], 1);
+		if (cnt_multi)
+			qemu_plugin_register_vcpu_tb_exec_cb(
+			    tb, on_tb_exec_count, QEMU_PLUGIN_CB_NO_REGS,
+			    (void *)(uintptr_t)bid);
+		else
+			qemu_plugin_register_vcpu_tb_exec_inline(
+			    tb, QEMU_PLUGIN_INLINE_ADD_U64,
+			    &cnt_pages[bid / PAGE_BLOCKS][bid % PAGE_BLOCKS],
+			    1);
 		return;
 	}
 	if (mode == DBTP_MODE_BBV && !one.multi && bid >= one_max)
@@ -1567,10 +1567,23 @@ oom:
 	abort();
 }
 
-/* Count mode, multi-threaded: the calling thread ends; its counts go to
- * the shared counters (no translated code adds to them any more), so that
- * a guest that creates many threads holds the counters of the live ones
- * only. */
+/* Count mode, multi-threaded: add thread counters @c to the shared ones
+ * (which no translated code adds to any more) and free its pages.  Under
+ * cthr_mu. */
+static void cthr_add(struct cthr *c)
+{
+	for (uint32_t g = 0; g < MAX_PAGES; g++) {
+		if (!c->pages[g])
+			continue;
+		for (uint32_t i = 0; i < PAGE_BLOCKS; i++)
+			cnt_pages[g][i] += c->pages[g][i];
+		free(c->pages[g]);
+		c->pages[g] = NULL;
+	}
+}
+
+/* The calling thread ends: its counts go to the shared counters, so that
+ * a guest that creates many threads holds the live ones' only. */
 static void cthr_fold(void)
 {
 	struct cthr *c = tls_cthr, **p;
@@ -1581,13 +1594,7 @@ static void cthr_fold(void)
 	for (p = &cthrs; *p != c; p = &(*p)->next)
 		;
 	*p = c->next;
-	for (uint32_t g = 0; g < MAX_PAGES; g++) {
-		if (!c->pages[g])
-			continue;
-		for (uint32_t i = 0; i < PAGE_BLOCKS; i++)
-			cnt_pages[g][i] += c->pages[g][i];
-		free(c->pages[g]);
-	}
+	cthr_add(c);
 	pthread_mutex_unlock(&cthr_mu);
 	free(c);
 	tls_cthr = NULL;
@@ -1691,14 +1698,9 @@ static void write_counts(void)
 		return;
 	dbtp_put_varint(&ebuf, 0);
 	dbtp_put_varint(&ebuf, nblk);
-	for (uint32_t i = 0; i < nblk; i++) {
-		uint64_t n = cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS];
-
-		for (const struct cthr *c = cthrs; c; c = c->next)
-			if (c->pages[i / PAGE_BLOCKS])
-				n += c->pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS];
-		dbtp_put_varint(&ebuf, n);
-	}
+	for (uint32_t i = 0; i < nblk; i++)
+		dbtp_put_varint(&ebuf,
+				cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
 	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
 }
 
@@ -1763,6 +1765,12 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 	if (forked_child || out_fd < 0)
 		return;
 	if (mode == DBTP_MODE_COUNT) {
+		/* the threads still running add theirs (QEMU has dropped
+		 * the callbacks that count into them) */
+		pthread_mutex_lock(&cthr_mu);
+		for (struct cthr *c = cthrs; c; c = c->next)
+			cthr_add(c);
+		pthread_mutex_unlock(&cthr_mu);
 		take_pending_blocks();
 		write_counts();
 	} else {

@@ -1808,12 +1808,6 @@ static int splice(char **text, size_t at, size_t ol, const char *line)
 	return 0;
 }
 
-/*
- * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
- * @id) in *@text in place of @old, which must follow it ("": nothing),
- * unless nothing follows the label (the branch there was cut,
- * cut_last()).  1 if put, 0 if not, -1 out of memory.
- */
 /* What follows label .Lg<id>_<i>: (instruction i of rewritten copy @id) in
  * @text, or NULL if it is not there or nothing follows it (the branch
  * there was cut, cut_last()). */
@@ -1828,6 +1822,12 @@ static char *after_label(char *text, uint32_t id, uint32_t i)
 	return at + strlen(label);
 }
 
+/*
+ * Put @line after label .Lg<id>_<i>: (instruction i of rewritten copy
+ * @id) in *@text in place of @old, which must follow it ("": nothing),
+ * unless nothing follows the label (the branch there was cut,
+ * cut_last()).  1 if put, 0 if not, -1 out of memory.
+ */
 static int put_at(char **text, uint32_t id, uint32_t i, const char *old,
 		  const char *line)
 {
