@@ -386,7 +386,9 @@ struct dbtp_gt_rw_stats {
 /* AArch64's random test is two instructions an execution (and two a pass)
  * where x86-64's is one: below this share it costs a DBT more than the
  * mispredictions it reproduces (bench/RESULTS.md, "An AArch64 guest:
- * misses, floating point, random branches, page crossings"). */
+ * misses, floating point, random branches, page crossings").  Its
+ * indirect branches, whose lookups cost a DBT far more, take
+ * DBTP_GT_MISS_MIN. */
 #define DBTP_GT_MISS_MIN_A64 (1.0 / 8)
 /* ... and one that ran fewer times than this (in a profile, on average),
  * whose misses are mostly a predictor's first meetings, too. */

@@ -724,6 +724,13 @@ struct rewritten {
 	uint32_t chain_to, chain_from;
 };
 
+/* The tables of branch targets the driver copies into the buffer: each
+ * function's after this, in order (put_table()). */
+#define GT_JT_HEAD                                                             \
+	"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n"                           \
+	"\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"                      \
+	"gt_jt:\n\t.popsection\n"
+
 /*
  * The groups' tables.  A sequence runs by its first member's entry, which
  * lists the others.  A chain's block X runs its count less its P's
@@ -1197,12 +1204,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 		"%s"
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
 		"\t.popsection\n"
-		/* the tables the driver copies into the buffer: each
-		 * function's after this, in order */
-		"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n"
-		"\t.p2align 3\n\t.globl gt_jt\n\t.hidden gt_jt\n"
-		"gt_jt:\n\t.popsection\n",
-		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "");
+		"%s",
+		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "", GT_JT_HEAD);
 	/* with @far, page crossings' section starts a page (and ends one,
 	 * dbtp_gt_emit()): none of .text's pages is one of its */
 	if (far)
@@ -1709,7 +1712,7 @@ static void plan_random_a64(const char *mn, double p, struct rewritten *rd)
  * != OF (l, ge): cmp with an unsigned or signed immediate, p = imm / 256.
  * SF and PF (s, ns, p, np): test of one bit, p = 1/2, where p >= 1/4.  OF,
  * rcx-tests and loops: none.  AArch64: plan_random_a64(), from
- * DBTP_GT_MISS_MIN_A64.  An indirect jump or call (x86-64) of two or more
+ * DBTP_GT_MISS_MIN_A64.  An indirect jump or call of two or more
  * targets that the profile's predictor missed on a share p of its
  * executions (>= 1/64): the share of its table's entries (put_indirect())
  * that lead elsewhere than the next instruction with which its target
@@ -1734,7 +1737,7 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 	    bl->count / dbtp_gt_model_nprofiles(m) < DBTP_GT_MISS_RUNS)
 		return;
 	p = (double)bl->mispredicted / (double)bl->count;
-	if (p < (a64 ? DBTP_GT_MISS_MIN_A64 : DBTP_GT_MISS_MIN) || (ind && a64))
+	if (p < (a64 && !ind ? DBTP_GT_MISS_MIN_A64 : DBTP_GT_MISS_MIN))
 		return;
 	if (ind) {
 		/* n pads, one fewer than its targets, at most
@@ -1936,6 +1939,68 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 }
 
 /*
+ * AArch64: copy @id of block @k's br or blr, its last instruction (the
+ * rewriter's "adr xN, <next>" then the branch through xN), through table @t
+ * as put_indirect() does: register @lr loads a random byte from pointer
+ * @pr, at the copy's own offset (rand_a64()), and xN the entry it indexes
+ * (x28 points at the data area, DBTP_GT_DATA into the buffer); the pads
+ * are 4-byte nops, the pads and the next instruction in one aligned 32
+ * bytes.  1 if put, 0 if not, -1 out of memory.
+ */
+static int put_indirect_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
+			    int lr, int pr, uint32_t t, FILE *jt, char **text)
+{
+	unsigned pads = rd->rnd_pads, off = jt_at(t) - DBTP_GT_DATA;
+	char adr[48], pad[DBTP_GT_JT_PADS][32], next[32], *at, *br, *end,
+	    *line = NULL;
+	size_t len;
+	FILE *f;
+	int xn, r;
+
+	at = after_label(*text, id, n - 1);
+	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
+	if (!at || sscanf(at, "\tadr x%d, ", &xn) != 1)
+		return 0;
+	snprintf(adr, sizeof(adr), "\tadr x%d, %s\n", xn, next);
+	if (strncmp(at, adr, strlen(adr)))
+		return 0;
+	br = at + strlen(adr);
+	if (!(end = strchr(br, '\n')))
+		return 0;
+	if (!(f = open_memstream(&line, &len)))
+		return -1;
+	fprintf(f,
+		"\tldrb w%d, [x%d, #%u]\n"
+		"\tadd x%d, x28, #%u, lsl #12\n"
+		"\tadd x%d, x%d, x%d, lsl #3\n"
+		"\tldr x%d, [x%d, #%u]\n"
+		"%.*s\n",
+		lr, pr, rand_a64(id), xn, off >> 12, xn, xn, lr, xn, xn,
+		off & 4095, (int)(end - br), br);
+	if (pads)
+		fputs("\t.p2align 5\n", f);
+	for (unsigned i = pads; i-- > 0;) {
+		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
+		fprintf(f, "%s:\n\tnop\n", pad[i]);
+	}
+	fclose(f);
+	r = splice(text, (size_t)(at - *text), (size_t)(end + 1 - at), line);
+	free(line);
+	if (r)
+		return -1;
+	put_table(jt, pad, pads, rd->rnd_ind, next);
+	return 1;
+}
+_Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA +
+		DBTP_GT_JT_MAX * 8 * DBTP_GT_JT_ENTRIES) >>
+		       12 < 4096 &&
+		   8 * DBTP_GT_JT_ENTRIES <= 4096 &&
+		   (DBTP_GT_JUMPS - DBTP_GT_DATA) % (8 * DBTP_GT_JT_ENTRIES) ==
+		       0 &&
+		   (DBTP_GT_JT_PADS + 1) * 4 <= 32,
+	       "AArch64 tables in reach of add and ldr (put_indirect_a64())");
+
+/*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
  * that one only sets flags from registers and is kept as it was (x86-64
@@ -1983,9 +2048,9 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
  * buffer: none there, no tests; tables need a second one.  AArch64 has
  * no memory operand to test: a free register points at the random bytes
  * (moved on a byte a pass, emit-a64.c) and another loads the byte, at an
- * offset below DBTP_GT_A64_RAND of its own, before the test; no indirect
- * ones.  Notes the blocks in @sum (count_blocks()); 1 if it put any, -1
- * out of memory.
+ * offset below DBTP_GT_A64_RAND of its own, before the test or the
+ * table's entry (put_indirect_a64()).  Notes the blocks in @sum
+ * (count_blocks()); 1 if it put any, -1 out of memory.
  */
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
@@ -2006,7 +2071,8 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = blk(m, k);
 		int any = 0, folded = 0,
-		    ind = rd[k].rnd_ind && sg && *njt + u <= DBTP_GT_JT_MAX;
+		    ind = rd[k].rnd_ind && (a64 || sg) &&
+			  *njt + u <= DBTP_GT_JT_MAX;
 
 		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
 			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
@@ -2014,10 +2080,14 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			int r;
 
 			if (ind) {
-				r = put_indirect(&rd[k], id, bl->ninsns,
-						 rd[k].last == DBTP_BR_CALL,
-						 cg->name[0], sg, *njt, jt,
-						 &body[j]);
+				r = a64 ? put_indirect_a64(&rd[k], id,
+							   bl->ninsns, lr, pr,
+							   *njt, jt, &body[j])
+					: put_indirect(&rd[k], id, bl->ninsns,
+						       rd[k].last ==
+							   DBTP_BR_CALL,
+						       cg->name[0], sg, *njt,
+						       jt, &body[j]);
 				*njt += r > 0;
 			} else {
 				if (a64)
@@ -2047,10 +2117,12 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			any |= r;
 		}
 		/* 2: indirect (count_blocks()); a folded test takes the place
-		 * of a kept instruction */
+		 * of a kept instruction; AArch64: two helpers, or four for a
+		 * table (put_indirect_a64(), its adr the rewriter's) less one
+		 */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
 		sum->stat[k].helpers +=
-		    (uint32_t)any * (a64 ? 2 : 1) - (uint32_t)folded;
+		    (uint32_t)any * (a64 ? 2 + ind : 1) - (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_KEPT] -= (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;
 		rnd |= any;
@@ -3469,8 +3541,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		fclose(sf);
 		put_asm(f, sh);
 		free(sh);
-	} else if (cross_on) {
-		put_asm(f, GT_FAR_ALIGN);
+	} else {
+		put_asm(f, GT_JT_HEAD);
+		if (cross_on)
+			put_asm(f, GT_FAR_ALIGN);
 	}
 	if (!o->naive &&
 	    plan_sequences(m, groups, ng, rd, 0, seq_head, seq_next, err))
@@ -3581,7 +3655,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg, ws, wa, reset);
-		if (jt_len) /* after gt_jt (emit_shared_x86()), in order */
+		if (jt_len) /* after gt_jt (GT_JT_HEAD), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"
 				"\t.popsection\n",
