@@ -5,7 +5,8 @@
 #   bash bench/gentest.sh [WORKLOAD...]      default: sha256 pigz
 #
 # Workloads: sha256, pigz, kernels-a64 (bench/cycles/kernels.c built with
-# aarch64-linux-gnu-gcc, run under qemu-aarch64), xz, lua, sqlite.
+# aarch64-linux-gnu-gcc, run under qemu-aarch64), interp-a64 (bench/interp.c
+# so), xz, lua, sqlite.
 #
 # For each workload: profile it with `dbtprof record` (pigz at -p 2, 3 and
 # 4), generate the test program (`dbtprof gentest`), build it, and run
@@ -37,7 +38,7 @@
 #             compresses it this many times (one gzip member each), xz
 #             too (one stream each), lua runs its set of kernels this many
 #             times, sqlite its script (its tables dropped in between),
-#             kernels-a64 this many times its rounds
+#             kernels-a64 and interp-a64 this many times their rounds
 if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
 set -euo pipefail
 
@@ -135,6 +136,23 @@ for w in "$@"; do
 			"$out/kernels-a64.c" -o "$out/kernels-a64-test"
 		validate kernels-a64 "$out/kernels-a64 $rounds" \
 			"$out/kernels-a64-test --quiet --scale $scale" qemu
+		;;
+	interp-a64)
+		# bench/interp.c (a bytecode interpreter: a switch's jump
+		# table and calls through pointers) built for AArch64,
+		# profiled and validated under qemu-aarch64
+		rounds=$((10 * repeat))
+		[ "$BENCH_SCALE" = full ] && rounds=$((rounds * 10))
+		aarch64-linux-gnu-gcc -O2 -static -o "$out/interp-a64" \
+			"$root/bench/interp.c"
+		"$D" record -q "${recmode[@]}" -o "$out/interp-a64.trace" -- \
+			"$out/interp-a64" "$rounds" >/dev/null
+		"$D" gentest ${GT_GENFLAGS:-} -o "$out/interp-a64.c" \
+			"$out/interp-a64.trace" >"$out/interp-a64.summary"
+		aarch64-linux-gnu-gcc -O2 -static -pthread -Wall -Wextra \
+			"$out/interp-a64.c" -o "$out/interp-a64-test"
+		validate interp-a64 "$out/interp-a64 $rounds" \
+			"$out/interp-a64-test --quiet --scale $scale" qemu
 		;;
 	xz | lua | sqlite)
 		# single-threaded workloads of the suite, profiled once;
