@@ -1890,6 +1890,25 @@ static void put_table(FILE *jt, char (*first)[32], unsigned nfirst, unsigned k,
 }
 
 /*
+ * The @n pads of copy @id's table to @f, after the branch: gt_t<id>_<i>
+ * (named in @pad) i + 1 nops before the next instruction, all from a
+ * multiple of 2^@align bytes.  The pads and the next instruction on one
+ * page: QEMU ends a block before an instruction on another page than the
+ * block's first, so a pad before a page boundary would start two blocks
+ * (the fill after the branch never runs).
+ */
+static void put_pads(FILE *f, uint32_t id, unsigned n, int align,
+		     char (*pad)[32])
+{
+	if (n)
+		fprintf(f, "\t.p2align %d\n", align);
+	for (unsigned i = n; i-- > 0;) {
+		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
+		fprintf(f, "%s:\n\tnop\n", pad[i]);
+	}
+}
+
+/*
  * Copy @id of block @k's indirect jump or call (@call), its last
  * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
  * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte that
@@ -1920,16 +1939,7 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
 		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
 		sg->name[0], jt_at(t));
-	/* the pads and the next instruction on one page: QEMU ends a block
-	 * before an instruction on another page than the block's first, so
-	 * a pad before a page boundary would start two blocks (the fill
-	 * after the branch never runs) */
-	if (pads)
-		fputs("\t.p2align 3\n", f);
-	for (unsigned i = pads; i-- > 0;) {
-		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
-		fprintf(f, "%s:\n\tnop\n", pad[i]);
-	}
+	put_pads(f, id, pads, 3, pad);
 	fclose(f);
 	r = put_at(text, id, n - 1, old, line);
 	free(line);
@@ -1977,12 +1987,7 @@ static int put_indirect_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		"%.*s\n",
 		lr, pr, rand_a64(id), xn, off >> 12, xn, xn, lr, xn, xn,
 		off & 4095, (int)(end - br), br);
-	if (pads)
-		fputs("\t.p2align 5\n", f);
-	for (unsigned i = pads; i-- > 0;) {
-		snprintf(pad[i], sizeof(pad[i]), "gt_t%u_%u", id, i);
-		fprintf(f, "%s:\n\tnop\n", pad[i]);
-	}
+	put_pads(f, id, pads, 5, pad);
 	fclose(f);
 	r = splice(text, (size_t)(at - *text), (size_t)(end + 1 - at), line);
 	free(line);

@@ -83,6 +83,21 @@ gen_misses() {
 	checks=$((checks + 1))
 }
 
+# pads_split PROG NOP: how many copies of PROG have their pads (gt_t<copy>_<i>,
+# NOP bytes each) and the instruction after them on more than one page
+pads_split() {
+	nm "$1" | awk -v nop="$2" '
+		function hex(s,  v, i) {
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); a = hex($1)
+			if (!(p[2] in lo) || a < lo[p[2]]) lo[p[2]] = a
+			if (!(p[2] in hi) || a > hi[p[2]]) hi[p[2]] = a }
+		END { for (i in lo) n += int(lo[i] / 4096) != int((hi[i] + nop) / 4096); print n + 0 }'
+}
+
 # hot JSON FIELDS: FIELDS (jq, comma-separated) of the blocks that ran
 # 1,000 times or more in gentest's JSON summary JSON, space-separated
 hot() {
@@ -660,16 +675,7 @@ eq "switch: pads per copy" "1 4" "$(sed 's/^\t"//; s/\\n"$//' "$T/sw_rnd.c" |
 	awk -F'[_:]' '/^gt_t[0-9]+_[0-9]+:$/ { n[$2]++ } END { for (i in n) print n[i] }' | sort -un | paste -sd' ')"
 # (each copy's pads and the instruction they lead to on one page, or QEMU
 # would start a second block at the page a pad run crosses)
-eq "switch: pads on one page" 0 "$(nm "$T/sw_rnd" | awk '
-	function hex(s,  v, i) {
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return v
-	}
-	$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); a = hex($1)
-		if (!(p[2] in lo) || a < lo[p[2]]) lo[p[2]] = a
-		if (!(p[2] in hi) || a > hi[p[2]]) hi[p[2]] = a }
-	END { for (i in lo) n += int(lo[i] / 4096) != int((hi[i] + 1) / 4096); print n + 0 }')"
+eq "switch: pads on one page" 0 "$(pads_split "$T/sw_rnd" 1)"
 # 400,000 iterations in 100 slices (the program built so): a call of a
 # random function runs more than 256 passes (one call a slice), over
 # several windows of random bytes, the counts still exact.
@@ -1281,16 +1287,7 @@ EOF2
 		/"\\tldr x[0-9]+, \[x[0-9]+, #[0-9]+\]\\n"$/ { t = 1; next }
 		t && match($0, /\\t(br|blr) /) { print substr($0, RSTART + 2, RLENGTH - 3) }
 		{ t = 0 }' "$T/a64_sw.c" | sort -u | paste -sd' ')"
-	eq "a64 switch: pads on one page" 0 "$(nm "$T/a64_sw" | awk '
-		function hex(s,  v, i) {
-			for (i = 1; i <= length(s); i++)
-				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return v
-		}
-		$3 ~ /^gt_t[0-9]+_[0-9]+$/ { split($3, p, "_"); a = hex($1)
-			if (!(p[2] in lo) || a < lo[p[2]]) lo[p[2]] = a
-			if (!(p[2] in hi) || a > hi[p[2]]) hi[p[2]] = a }
-		END { for (i in lo) n += int(lo[i] / 4096) != int((hi[i] + 4) / 4096); print n + 0 }')"
+	eq "a64 switch: pads on one page" 0 "$(pads_split "$T/a64_sw" 4)"
 	want=$(jq '.profiles[0].branches.indirect_mispredicted' <<<"$j")
 	got=$(($(ind "$T/a64_sw.gen.trace") - $(ind "$T/a64_swd.gen.trace")))
 	[ $((got * 3)) -gt $((want * 2)) ] && [ $((got * 3)) -lt $((want * 4)) ] ||
