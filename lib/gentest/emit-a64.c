@@ -16,7 +16,10 @@
  * on a byte every pass round a window of 64 KiB (the driver aligns it),
  * put back at the exit.  With walking operands (put_walks()), register
  * @wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK, moved to
- * the next chunk every pass, put back.  @far: the page crossings
+ * the next chunk every pass, put back.  With tables of random targets in
+ * reach of one register (emit.c, put_indirect_a64()), register @jreg
+ * holds the first's address, x28 + @joff, set at the entry.  @far: the
+ * page crossings
  * (put_cross()) in @body, odd if it ends in their section.
  */
 #include <stdio.h>
@@ -40,7 +43,7 @@ int dbtp_gt_a64_reg(uint32_t regs, int k)
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
 			       const struct dbtp_gt_rw_stats *st, int rnd,
-			       int wreg, int far)
+			       int wreg, int jreg, unsigned joff, int far)
 {
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
@@ -84,6 +87,10 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		fprintf(f, "\tldr x%d, [x0, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
 	if (wreg >= 0)
 		fprintf(f, "\tldr x%d, [x0, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
+	if (jreg >= 0)
+		fprintf(f, "\tadd x%d, x28, #%u, lsl #12\n", jreg, joff >> 12);
+	if (jreg >= 0 && joff % 4096)
+		fprintf(f, "\tadd x%d, x%d, #%u\n", jreg, jreg, joff % 4096);
 	fprintf(f,
 		"\tadd sp, x28, #%d\n"
 		"\tadrp x9, .Lgt%u_tab\n"

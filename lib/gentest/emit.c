@@ -1949,16 +1949,18 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 }
 
 /*
- * AArch64: copy @id of block @k's br or blr, its last instruction (the
+ * AArch64: copy @id's br or blr, its instruction @n - 1 and last (the
  * rewriter's "adr xN, <next>" then the branch through xN), through table @t
  * as put_indirect() does: register @lr loads a random byte from pointer
  * @pr, at the copy's own offset (rand_a64()), and xN the entry it indexes
- * (x28 points at the data area, DBTP_GT_DATA into the buffer); the pads
- * are 4-byte nops, the pads and the next instruction in one aligned 32
- * bytes.  1 if put, 0 if not, -1 out of memory.
+ * from register @jr, which holds table @t0's address (emit-a64.c), or
+ * (@jr -1) from x28, which points at the data area, DBTP_GT_DATA into the
+ * buffer; the pads are 4-byte nops, the pads and the next instruction in
+ * one aligned 32 bytes.  1 if put, 0 if not, -1 out of memory.
  */
 static int put_indirect_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
-			    int lr, int pr, uint32_t t, FILE *jt, char **text)
+			    int lr, int pr, int jr, uint32_t t0, uint32_t t,
+			    FILE *jt, char **text)
 {
 	unsigned pads = rd->rnd_pads, off = jt_at(t) - DBTP_GT_DATA;
 	char adr[48], pad[DBTP_GT_JT_PADS][32], next[32], *at, *br, *end,
@@ -1979,14 +1981,17 @@ static int put_indirect_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		return 0;
 	if (!(f = open_memstream(&line, &len)))
 		return -1;
-	fprintf(f,
-		"\tldrb w%d, [x%d, #%u]\n"
-		"\tadd x%d, x28, #%u, lsl #12\n"
-		"\tadd x%d, x%d, x%d, lsl #3\n"
-		"\tldr x%d, [x%d, #%u]\n"
-		"%.*s\n",
-		lr, pr, rand_a64(id), xn, off >> 12, xn, xn, lr, xn, xn,
-		off & 4095, (int)(end - br), br);
+	fprintf(f, "\tldrb w%d, [x%d, #%u]\n", lr, pr, rand_a64(id));
+	if (jr >= 0)
+		fprintf(f, "\tadd x%d, x%d, x%d, lsl #3\n", xn, jr, lr);
+	else
+		fprintf(f,
+			"\tadd x%d, x28, #%u, lsl #12\n"
+			"\tadd x%d, x%d, x%d, lsl #3\n",
+			xn, off >> 12, xn, xn, lr);
+	fprintf(f, "\tldr x%d, [x%d, #%u]\n%.*s\n", xn, xn,
+		jr >= 0 ? (t - t0) * 8 * DBTP_GT_JT_ENTRIES : off & 4095,
+		(int)(end - br), br);
 	put_pads(f, id, pads, 5, pad);
 	fclose(f);
 	r = splice(text, (size_t)(at - *text), (size_t)(end + 1 - at), line);
@@ -2004,6 +2009,11 @@ _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA +
 		       0 &&
 		   (DBTP_GT_JT_PADS + 1) * 4 <= 32,
 	       "AArch64 tables in reach of add and ldr (put_indirect_a64())");
+/* AArch64: tables in reach of ldr's offset from a register holding the
+ * first's address */
+#define DBTP_GT_A64_JT_NEAR 16
+_Static_assert((DBTP_GT_A64_JT_NEAR - 1) * 8 * DBTP_GT_JT_ENTRIES <= 32760,
+	       "ldr's unsigned offset (put_indirect_a64())");
 
 /*
  * --mispredict: put the random test @line (plan_random()) in place of
@@ -2060,19 +2070,28 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
 		      const struct dbtp_gt_rw_stats *st, FILE *jt,
-		      uint32_t *njt, struct dbtp_gt_summary *sum)
+		      uint32_t *njt, int *jreg, struct dbtp_gt_summary *sum)
 {
 	int a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	const struct gpr *cg = a64 ? NULL : free_gpr(st->regs);
 	const struct gpr *sg = cg ? free_gpr(st->regs | 1u << cg->n) : NULL;
-	/* AArch64: the random bytes' pointer and the register they load */
+	/* AArch64: the random bytes' pointer, the register they load, and
+	 * the one that holds the function's first table if all are in reach
+	 * of it */
 	int pr = a64 ? dbtp_gt_a64_reg(st->regs, 1) : -1,
-	    lr = a64 ? dbtp_gt_a64_reg(st->regs, 2) : -1;
-	unsigned u = rd[b].u;
+	    lr = a64 ? dbtp_gt_a64_reg(st->regs, 2) : -1,
+	    jr = a64 ? dbtp_gt_a64_reg(st->regs, 3) : -1;
+	unsigned u = rd[b].u, tables = 0;
+	uint32_t t0 = *njt;
 	int rnd = 0;
 
+	*jreg = -1;
 	if (a64 ? lr < 0 : !cg)
 		return 0;
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
+		tables += rd[k].rnd_ind ? u : 0;
+	if (tables > DBTP_GT_A64_JT_NEAR)
+		jr = -1;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = blk(m, k);
 		int any = 0, folded = 0,
@@ -2085,15 +2104,17 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			int r;
 
 			if (ind) {
-				r = a64 ? put_indirect_a64(&rd[k], id,
-							   bl->ninsns, lr, pr,
-							   *njt, jt, &body[j])
+				r = a64 ? put_indirect_a64(
+					      &rd[k], id, bl->ninsns, lr, pr,
+					      jr, t0, *njt, jt, &body[j])
 					: put_indirect(&rd[k], id, bl->ninsns,
 						       rd[k].last ==
 							   DBTP_BR_CALL,
 						       cg->name[0], sg, *njt,
 						       jt, &body[j]);
 				*njt += r > 0;
+				if (r > 0)
+					*jreg = jr;
 			} else {
 				if (a64)
 					snprintf(line, sizeof(line),
@@ -2122,12 +2143,13 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			any |= r;
 		}
 		/* 2: indirect (count_blocks()); a folded test takes the place
-		 * of a kept instruction; AArch64: two helpers, or four for a
-		 * table (put_indirect_a64(), its adr the rewriter's) less one
-		 */
+		 * of a kept instruction; AArch64: two helpers, or three or
+		 * four for a table (put_indirect_a64(), its adr the
+		 * rewriter's) less one */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
 		sum->stat[k].helpers +=
-		    (uint32_t)any * (a64 ? 2 + ind : 1) - (uint32_t)folded;
+		    (uint32_t)any * (a64 ? 2 + (ind && jr < 0) : 1) -
+		    (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_KEPT] -= (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;
 		rnd |= any;
@@ -3571,6 +3593,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		const struct gpr *wg = NULL, *ws = NULL;
 		const struct walk_area *wa = &near_area;
 		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
+		int jreg = -1;	     /* AArch64: its tables' register */
+		unsigned joff;	     /* (at x28 + joff) */
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -3594,14 +3618,17 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
+		joff = jt_at(njt) - DBTP_GT_DATA;
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
-					  &njt, sum)
+					  &njt, &jreg, sum)
 			     : 0;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
 		if (walk_on) {
 			if (a64)
-				wa64 = dbtp_gt_a64_reg(st.regs, rnd ? 3 : 1);
+				wa64 = dbtp_gt_a64_reg(st.regs, !rnd	   ? 1
+								: jreg < 0 ? 3
+									   : 4);
 			else
 				wg = walk_reg(rd, seq_next, b, st.regs);
 			if (!a64 && !wg)
@@ -3656,7 +3683,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64)
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
-						  rnd > 0, wa64, far);
+						  rnd > 0, wa64, jreg, joff,
+						  far);
 		else
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg, ws, wa, reset);

@@ -66,7 +66,7 @@ void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
 			       const struct dbtp_gt_rw_stats *st, int rnd,
-			       int wreg, int far);
+			       int wreg, int jreg, unsigned joff, int far);
 
 /*
  * The word of a load or store that ldst_reg() rewrote to [x28, #off] and

@@ -1293,6 +1293,33 @@ EOF2
 	[ $((got * 3)) -gt $((want * 2)) ] && [ $((got * 3)) -lt $((want * 4)) ] ||
 		fail "a64 switch: the predictor misses $got more indirect branches in the generated program, the profile $want"
 	checks=$((checks + 1))
+	# A function's tables within 32 KiB of the first (16 of them) are
+	# reached from a register set at its entry: two helpers an execution
+	# beyond the rewriter's adr; the 17th makes every table of the
+	# function come from x28, three.  N indirect branches in a row
+	# (one sequence, one copy), each to one of two blocks by a bit of an
+	# LCG, the counts exact either way.
+	for n in 16 17; do
+		{
+			printf '\t.text\n\t.globl _start\n_start:\n\tmov w2, #20000\n\tmov w3, #1\n'
+			printf '\tmovz w4, #0x4e6d\n\tmovk w4, #0x41c6, lsl #16\n\tadr x10, tab\n\tb 1f\n'
+			printf '1:\tmul w3, w3, w4\n\tadd w3, w3, #3039\n'
+			for i in $(seq 0 $((n - 1))); do
+				printf '\tubfx w6, w3, #%d, #1\n\tadd x6, x6, #%d\n' $((10 + i)) $((2 * i))
+				printf '\tldr x7, [x10, x6, lsl #3]\n\tbr x7\n'
+				printf 'd%d_0:\tadd w5, w5, #1\n\tb d%d_n\nd%d_1:\teor w5, w5, w3\n\tb d%d_n\nd%d_n:\n' $i $i $i $i $i
+			done
+			printf '\tsubs w2, w2, #1\n\tb.ne 1b\n\tmov x0, #0\n\tmov x8, #93\n\tsvc #0\n'
+			printf '\t.section .rodata\n\t.p2align 3\ntab:\n'
+			for i in $(seq 0 $((n - 1))); do printf '\t.quad d%d_0, d%d_1\n' $i $i; done
+		} >"$T/a64_d$n.S"
+		$CC_A64 -nostdlib -static -o "$T/a64_d${n}o" "$T/a64_d$n.S"
+		exact_a64 "$T/a64_d${n}o" "a64_d$n"
+	done
+	eq "a64 tables from a register: helpers, random blocks" "3 16" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_d16.trace" |
+		jq -r '[.block_outcomes[] | select(.random) | .helpers] | "\(unique | join(",")) \(length)"')"
+	eq "a64 tables beyond its reach: from x28" "4 17" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_d17.trace" |
+		jq -r '[.block_outcomes[] | select(.random) | .helpers] | "\(unique | join(",")) \(length)"')"
 
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
