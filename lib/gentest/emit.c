@@ -2016,6 +2016,103 @@ _Static_assert((DBTP_GT_A64_JT_NEAR - 1) * 8 * DBTP_GT_JT_ENTRIES <= 32760,
 	       "ldr's unsigned offset (put_indirect_a64())");
 
 /*
+ * AArch64: where copy @id's br or blr (its instruction @n - 1) takes its
+ * register xN from, if the instruction before it is kept and computes xN
+ * alone, by arithmetic (no memory, no flags): a switch's `add xN, xB, wI,
+ * sxtb #2`, say.  That one's line in *@text at @*w (@*wl bytes) and the
+ * branch's own set-up at @*at: "adr xN, <next>" (@*adr 1) or a table's
+ * entry (put_indirect_a64(), @*adr 0).  0 if none.
+ */
+static int target_writer(char *text, uint32_t id, uint32_t n, char **w,
+			 size_t *wl, char **at, int *adr)
+{
+	static const char *const alu[] = {
+	    "add",   "sub",   "orr",   "eor",	"and",	"bic",	"orn",
+	    "eon",   "mov",   "movz",  "movn",	"movk", "adr",	"adrp",
+	    "lsl",   "lsr",   "asr",   "ror",	"ubfx", "sbfx", "ubfiz",
+	    "sbfiz", "sxtw",  "madd",  "msub",	"mul",	"neg",	"mvn",
+	    "csel",  "csinc", "csinv", "csneg", NULL};
+	char reg[16], mn[16], *e, *br;
+	int xn = -1, len = 0;
+
+	if (n < 2 || !(*w = after_label(text, id, n - 2)) ||
+	    !(*at = after_label(text, id, n - 1)))
+		return 0;
+	*adr = !strncmp(*at, "\tadr x", 6);
+	/* the branch: the set-up's last line */
+	for (br = *at;
+	     br && strncmp(br, "\tbr x", 5) && strncmp(br, "\tblr x", 6);
+	     br = strchr(br, '\n') ? strchr(br, '\n') + 1 : NULL)
+		if (!strncmp(br, ".L", 2))
+			return 0;
+	if (!br || sscanf(br, "\t%*s x%d", &xn) != 1)
+		return 0;
+	/* the writer: "\t.inst 0x........\t// <mn> xN, ..." kept */
+	e = strchr(*w, '\n');
+	snprintf(reg, sizeof(reg), " x%d, ", xn);
+	if (!e || strncmp(*w, "\t.inst 0x", 9) || !strstr(*w, "\t// ") ||
+	    sscanf(strstr(*w, "\t// ") + 4, "%15s%n", mn, &len) != 1 ||
+	    strncmp(strstr(*w, "\t// ") + 4 + len, reg, strlen(reg)) ||
+	    memchr(*w, '[', (size_t)(e - *w)) ||
+	    memchr(*w, '(', (size_t)(e - *w)))
+		return 0;
+	for (int i = 0; alu[i]; i++)
+		if (!strcmp(mn, alu[i])) {
+			*wl = (size_t)(e + 1 - *w);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * AArch64: in every copy of block @k (@u of them in @body), fold the
+ * instruction that computes its br's or blr's register (target_writer())
+ * into the branch's set-up: the `adr` takes its place (its text after
+ * the adr's), or a table's entry overwrites the register it computed.
+ * The block then runs one helper fewer and that instruction rewritten one
+ * for one; only where every copy has it.  1 if folded, 0 if not, -1 out
+ * of memory.
+ */
+static int fold_target_a64(char **body, unsigned u, uint32_t k,
+			   const struct dbtp_gt_block *bl,
+			   struct dbtp_gt_rw_stats *stat)
+{
+	char *w, *at, *c, line[320], was[256];
+	size_t wl;
+	int adr;
+
+	for (unsigned j = 0; j < u; j++)
+		if (!target_writer(body[j], k * DBTP_GT_MAX_UNROLL + j,
+				   bl->ninsns, &w, &wl, &at, &adr))
+			return 0;
+	for (unsigned j = 0; j < u; j++) {
+		uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
+		size_t al = 0;
+
+		target_writer(body[j], id, bl->ninsns, &w, &wl, &at, &adr);
+		c = strstr(w, "\t// ") + 4;
+		snprintf(was, sizeof(was), "%.*s", (int)(w + wl - 1 - c), c);
+		if (adr) { /* "\tadr xN, <next>\n" moves up */
+			al = (size_t)(strchr(at, '\n') + 1 - at);
+			snprintf(line, sizeof(line), "%.*s\t// was %s\n",
+				 (int)(al - 1), at, was);
+		} else {
+			snprintf(line, sizeof(line),
+				 "\t// %s: the table's entry below\n", was);
+		}
+		if (adr && splice(&body[j], (size_t)(at - body[j]), al, ""))
+			return -1;
+		target_writer(body[j], id, bl->ninsns, &w, &wl, &at, &adr);
+		if (splice(&body[j], (size_t)(w - body[j]), wl, line))
+			return -1;
+	}
+	stat->n[DBTP_GT_KEPT]--;
+	stat->n[DBTP_GT_REWRITTEN]++;
+	stat->helpers--;
+	return 1;
+}
+
+/*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
  * that one only sets flags from registers and is kept as it was (x86-64
@@ -3622,6 +3719,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, &jreg, sum)
 			     : 0;
+		for (uint32_t k = b; a64 && rnd >= 0 && k != UINT32_MAX;
+		     k = seq_next[k])
+			if ((rd[k].last == DBTP_BR_IND ||
+			     (rd[k].last == DBTP_BR_CALL &&
+			      blk(m, k)->br_ind)) &&
+			    fold_target_a64(body, r->u, k, blk(m, k),
+					    &sum->stat[k]) < 0)
+				rnd = -1;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
 		if (walk_on) {

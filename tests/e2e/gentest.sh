@@ -1320,6 +1320,50 @@ EOF2
 		jq -r '[.block_outcomes[] | select(.random) | .helpers] | "\(unique | join(",")) \(length)"')"
 	eq "a64 tables beyond its reach: from x28" "4 17" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_d17.trace" |
 		jq -r '[.block_outcomes[] | select(.random) | .helpers] | "\(unique | join(",")) \(length)"')"
+	# A switch's jump (the target computed by an add from the case
+	# number, as gcc's tables are read): the add becomes the adr the
+	# branch needs (--no-mispredict: no helper left), or the table's
+	# entry overwrites what it computed (two helpers), the counts exact.
+	cat >"$T/a64_jt.S" <<'EOF2'
+	.text
+	.globl _start
+_start:
+	mov	w2, #20000
+	mov	w3, #1
+	movz	w4, #0x4e6d
+	movk	w4, #0x41c6, lsl #16
+	b	1f
+1:	mul	w3, w3, w4
+	add	w3, w3, #3039
+	ubfx	w6, w3, #16, #2
+	adr	x9, 5f
+	add	x7, x9, w6, uxtw #3
+	br	x7
+5:	add	w5, w5, #1
+	b	6f
+	eor	w5, w5, w3
+	b	6f
+	sub	w5, w5, #3
+	b	6f
+	add	w5, w5, w3
+	b	6f
+6:	subs	w2, w2, #1
+	b.ne	1b
+	mov	x0, #0
+	mov	x8, #93
+	svc	#0
+EOF2
+	$CC_A64 -nostdlib -static -o "$T/a64_jto" "$T/a64_jt.S"
+	exact_a64 "$T/a64_jto" a64_jt
+	exact_a64 "$T/a64_jto" a64_jtd --no-mispredict
+	# jt RANDOM [OPTION]: kept, rewritten, helpers of the jump's block
+	# (its six instructions)
+	jt() { "$DBTPROF" gentest --json ${2:-} -o "$T/x.c" "$T/a64_jt.trace" |
+		jq -r --argjson r "$1" '.block_outcomes[] | select(.executions == 20000 and .kept + .rewritten == 6 and .random == $r) | "\(.kept) \(.rewritten) \(.helpers)"'; }
+	eq "a64 switch's add: the table's entry (kept, rewritten, helpers)" "4 2 2" "$(jt true)"
+	eq "a64 switch's add: the adr" "4 2 0" "$(jt false --no-mispredict)"
+	contains "a64 switch's add: the adr in its place" 'adr x7, .Lg' "$(grep 'was add x7, x9, w6, uxtw #3' "$T/a64_jtd.c")"
+	contains "a64 switch's add: the table's entry below" "add x7, x9, w6, uxtw #3: the table's entry below" "$(cat "$T/a64_jt.c")"
 
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
