@@ -2161,8 +2161,9 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
  * no memory operand to test: a free register points at the random bytes
  * (moved on a byte a pass, emit-a64.c) and another loads the byte, at an
  * offset below DBTP_GT_A64_RAND of its own, before the test or the
- * table's entry (put_indirect_a64()).  Notes the blocks in @sum
- * (count_blocks()); 1 if it put any, -1 out of memory.
+ * table's entry (put_indirect_a64(); *@jreg the register that the
+ * function's entry points at its first table, or -1).  Notes the blocks
+ * in @sum (count_blocks()); 1 if it put any, -1 out of memory.
  */
 static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		      const uint32_t *seq_next, uint32_t b, char **body,
