@@ -2086,10 +2086,11 @@ static int fold_target_a64(char **body, unsigned u, uint32_t k,
 				   bl->ninsns, &w, &wl, &at, &adr))
 			return 0;
 	for (unsigned j = 0; j < u; j++) {
-		uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
-		size_t al = 0;
+		size_t wo, al = 0;
 
-		target_writer(body[j], id, bl->ninsns, &w, &wl, &at, &adr);
+		target_writer(body[j], k * DBTP_GT_MAX_UNROLL + j, bl->ninsns,
+			      &w, &wl, &at, &adr);
+		wo = (size_t)(w - body[j]);
 		c = strstr(w, "\t// ") + 4;
 		snprintf(was, sizeof(was), "%.*s", (int)(w + wl - 1 - c), c);
 		if (adr) { /* "\tadr xN, <next>\n" moves up */
@@ -2100,10 +2101,9 @@ static int fold_target_a64(char **body, unsigned u, uint32_t k,
 			snprintf(line, sizeof(line),
 				 "\t// %s: the table's entry below\n", was);
 		}
-		if (adr && splice(&body[j], (size_t)(at - body[j]), al, ""))
-			return -1;
-		target_writer(body[j], id, bl->ninsns, &w, &wl, &at, &adr);
-		if (splice(&body[j], (size_t)(w - body[j]), wl, line))
+		/* the adr after the writer first: the writer stays at wo */
+		if ((adr && splice(&body[j], (size_t)(at - body[j]), al, "")) ||
+		    splice(&body[j], wo, wl, line))
 			return -1;
 	}
 	stat->n[DBTP_GT_KEPT]--;
@@ -3722,9 +3722,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			     : 0;
 		for (uint32_t k = b; a64 && rnd >= 0 && k != UINT32_MAX;
 		     k = seq_next[k])
-			if ((rd[k].last == DBTP_BR_IND ||
-			     (rd[k].last == DBTP_BR_CALL &&
-			      blk(m, k)->br_ind)) &&
+			if (ends_indirect(m, &rd[k], k) &&
 			    fold_target_a64(body, r->u, k, blk(m, k),
 					    &sum->stat[k]) < 0)
 				rnd = -1;
