@@ -15,6 +15,7 @@
  * AArch64 guest the same function comes from emit-a64.c (x28 for r15);
  * the driver's C is the same for both.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -2015,6 +2016,13 @@ _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA +
 _Static_assert((DBTP_GT_A64_JT_NEAR - 1) * 8 * DBTP_GT_JT_ENTRIES <= 32760,
 	       "ldr's unsigned offset (put_indirect_a64())");
 
+/* AArch64 instructions that compute a register by arithmetic alone */
+static const char *const a64_alu[] = {
+    "add",  "sub",  "orr",   "eor",   "and",   "bic",  "orn",  "eon", "mov",
+    "movz", "movn", "movk",  "adr",   "adrp",  "lsl",  "lsr",  "asr", "ror",
+    "ubfx", "sbfx", "ubfiz", "sbfiz", "sxtw",  "madd", "msub", "mul", "neg",
+    "mvn",  "csel", "csinc", "csinv", "csneg", NULL};
+
 /*
  * AArch64: where copy @id's br or blr (its instruction @n - 1) takes its
  * register xN from, if the instruction before it is kept and computes xN
@@ -2026,12 +2034,6 @@ _Static_assert((DBTP_GT_A64_JT_NEAR - 1) * 8 * DBTP_GT_JT_ENTRIES <= 32760,
 static int target_writer(char *text, uint32_t id, uint32_t n, char **w,
 			 size_t *wl, char **at, int *adr)
 {
-	static const char *const alu[] = {
-	    "add",   "sub",   "orr",   "eor",	"and",	"bic",	"orn",
-	    "eon",   "mov",   "movz",  "movn",	"movk", "adr",	"adrp",
-	    "lsl",   "lsr",   "asr",   "ror",	"ubfx", "sbfx", "ubfiz",
-	    "sbfiz", "sxtw",  "madd",  "msub",	"mul",	"neg",	"mvn",
-	    "csel",  "csinc", "csinv", "csneg", NULL};
 	char reg[16], mn[16], *e, *br;
 	int xn = -1, len = 0;
 
@@ -2056,8 +2058,8 @@ static int target_writer(char *text, uint32_t id, uint32_t n, char **w,
 	    memchr(*w, '[', (size_t)(e - *w)) ||
 	    memchr(*w, '(', (size_t)(e - *w)))
 		return 0;
-	for (int i = 0; alu[i]; i++)
-		if (!strcmp(mn, alu[i])) {
+	for (int i = 0; a64_alu[i]; i++)
+		if (!strcmp(mn, a64_alu[i])) {
 			*wl = (size_t)(e + 1 - *w);
 			return 1;
 		}
@@ -2110,6 +2112,252 @@ static int fold_target_a64(char **body, unsigned u, uint32_t k,
 	stat->n[DBTP_GT_REWRITTEN]++;
 	stat->helpers--;
 	return 1;
+}
+
+/* Whether the text from @s to @e names register @r as w<r> or x<r>. */
+static int names_reg(const char *s, const char *e, int r)
+{
+	for (const char *p = s; p + 1 < e; p++) {
+		char *end;
+
+		if ((*p != 'w' && *p != 'x') ||
+		    (p > s &&
+		     (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+		    !isdigit((unsigned char)p[1]))
+			continue;
+		if (strtol(p + 1, &end, 10) == r && end <= e &&
+		    !isalnum((unsigned char)*end))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * AArch64 line @s (up to its newline @e): its instruction's text in [*t,
+ * *te) (a .inst's comment up to the original's, a helper's whole line),
+ * and the original's in [*w, *we) (the same if kept).  1 if an
+ * instruction, 0 if a label, -1 if anything else.
+ */
+static int a64_line(const char *s, const char *e, const char **t,
+		    const char **te, const char **w, const char **we)
+{
+	const char *c, *was;
+
+	if (s[0] != '\t')
+		return s[0] == '.' || s[0] == 'g' ? 0 : -1;
+	if (strncmp(s, "\t.inst 0x", 9)) {
+		if (s[1] == '.')
+			return -1;
+		*t = *w = s + 1;
+		*te = *we = e;
+		return 1;
+	}
+	if (!(c = memmem(s, (size_t)(e - s), "\t// ", 4)))
+		return -1;
+	*t = *w = c + 4;
+	*te = *we = e;
+	if ((was = memmem(*t, (size_t)(e - *t), " (was ", 6))) {
+		*te = was;
+		*w = was + 6;
+		*we = memchr(*w, ')', (size_t)(e - *w));
+		if (!*we)
+			return -1;
+	} else if ((c = memmem(*t, (size_t)(e - *t), DBTP_GT_WALK_MARK,
+			       strlen(DBTP_GT_WALK_MARK)))) {
+		*te = *we = c;
+	}
+	return 1;
+}
+
+/* Whether instruction text @t writes w<r> or x<r> first: mnemonic one of
+ * @mn, its first operand that register. */
+static int writes_first(const char *t, const char *const *mn, int r)
+{
+	char m[16], c;
+	int d, len = 0;
+
+	if (sscanf(t, "%15s %c%d%n", m, &c, &d, &len) != 3 || d != r ||
+	    (c != 'w' && c != 'x') || t[len] != ',')
+		return 0;
+	for (; *mn; mn++)
+		if (!strcmp(m, *mn))
+			return 1;
+	return 0;
+}
+
+/* A copy's switch through a table (table_parts_a64()). */
+struct a64_fold {
+	/* where its lines are: the load, the base, the add, the set-up */
+	size_t at[4], len[4];
+	int n, b, i;	    /* registers xN, xB and the index */
+	int l_kept, b_kept; /* the load's and the base's lines kept */
+	int l_mark;	    /* the load's operand walkable */
+	char was[3][128];   /* the original's load, base and add */
+};
+
+/*
+ * AArch64: the parts of copy @id (of @n instructions) that a switch's
+ * table of random targets can take the places of: its br or blr xN after
+ * the rewriter's `adr xN, <next>`, xN computed right before by a kept
+ * `add xN, xB, wI` (xI, extended or shifted), the last line before that
+ * to name the index register a load into it and the last to name xB an
+ * arithmetic write of it (gcc's switch: `ldrb w2, [x21, w2, uxtw]`, `adr
+ * x4, ...`, `add x2, x4, w2, sxtb #2`, `br x2`).  1 if found, in @p.
+ */
+static int table_parts_a64(char *text, uint32_t id, uint32_t n,
+			   struct a64_fold *p)
+{
+	static const char *const load[] = {
+	    "ldrb",  "ldrh", "ldr",    "ldrsb",	 "ldrsh",  "ldrsw", "ldurb",
+	    "ldurh", "ldur", "ldursb", "ldursh", "ldursw", NULL};
+	const char *a, *s, *e, *from, *t, *te, *w, *we;
+	char want[64], c;
+	int xn, len = 0, fl = 0, fb = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (n < 3 || !(a = after_label(text, id, n - 2)) ||
+	    !(s = after_label(text, id, n - 1)) ||
+	    sscanf(s, "\tadr x%d, ", &p->n) != 1)
+		return 0;
+	snprintf(want, sizeof(want), "\tadr x%d, .Lg%u_%u\n", p->n, id, n);
+	if (strncmp(s, want, strlen(want)) ||
+	    sscanf(s + strlen(want), "\t%*[bl]r x%d", &xn) != 1 || xn != p->n ||
+	    !(e = strchr(s + strlen(want), '\n')))
+		return 0;
+	p->at[3] = (size_t)(s - text);
+	p->len[3] = (size_t)(e + 1 - s);
+	/* the add, kept */
+	if (!(e = strchr(a, '\n')) || strncmp(a, "\t.inst 0x", 9) ||
+	    a64_line(a, e, &t, &te, &w, &we) != 1 || w != t ||
+	    sscanf(t, "add x%d, x%d, %c%d%n", &xn, &p->b, &c, &p->i, &len) !=
+		4 ||
+	    xn != p->n || (c != 'w' && c != 'x') || p->b == p->i ||
+	    (t[len] != ',' && t + len != te))
+		return 0;
+	p->at[2] = (size_t)(a - text);
+	p->len[2] = (size_t)(e + 1 - a);
+	snprintf(p->was[2], sizeof(p->was[2]), "%.*s", (int)(te - t), t);
+	/* back from the add to the copy's first instruction */
+	snprintf(want, sizeof(want), ".Lg%u_0:\n", id);
+	if (!(from = strstr(text, want)) || from > a)
+		return 0;
+	for (e = a - 1; e > from && !(fl && fb); e = s - 1) {
+		int ni, nb, k;
+
+		for (s = e; s > text && s[-1] != '\n'; s--)
+			;
+		if ((k = a64_line(s, e, &t, &te, &w, &we)) <= 0) {
+			if (k < 0)
+				return 0;
+			continue;
+		}
+		ni = names_reg(t, te, p->i);
+		nb = names_reg(t, te, p->b);
+		if (ni && !fl) { /* the index: loaded */
+			if ((nb && !fb) || strncmp(s, "\t.inst 0x", 9) ||
+			    !writes_first(t, load, p->i))
+				return 0;
+			k = 0;
+			fl = 1;
+			p->l_kept = w == t;
+			p->l_mark =
+			    memmem(s, (size_t)(e - s), DBTP_GT_WALK_MARK,
+				   strlen(DBTP_GT_WALK_MARK)) != NULL;
+		} else if (nb && !fb) { /* the base: computed */
+			if (strncmp(s, "\t.inst 0x", 9) ||
+			    memchr(t, '[', (size_t)(te - t)) ||
+			    !writes_first(t, a64_alu, p->b))
+				return 0;
+			k = 1;
+			fb = 1;
+			p->b_kept = w == t;
+		} else {
+			continue;
+		}
+		p->at[k] = (size_t)(s - text);
+		p->len[k] = (size_t)(e + 1 - s);
+		snprintf(p->was[k], sizeof(p->was[k]), "%.*s", (int)(we - w),
+			 w);
+	}
+	return fl && fb;
+}
+
+/*
+ * AArch64: copy @id's switch (table_parts_a64()) through a table of
+ * random targets with no helper: the index's load loads the random byte
+ * (as put_indirect_a64()'s own load did), the base's line points xB at the
+ * copy's table, which starts a page of the buffer (the next even table
+ * number, *@njt; an odd one left empty), and the add loads the entry, `ldr
+ * xN, [xB, xI, lsl #3]`; the branch and the pads follow as in
+ * put_indirect_a64().  1 if put, 0 if not, -1 out of memory.
+ */
+static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
+			  int pr, uint32_t *njt, FILE *jt, char **text)
+{
+	struct a64_fold p;
+	char line[4][256], pad[DBTP_GT_JT_PADS][32], next[32], *setup = NULL;
+	const char *br;
+	size_t len;
+	unsigned order[4] = {3, 2, 0, 1};
+	FILE *f;
+
+	if (!table_parts_a64(*text, id, n, &p))
+		return 0;
+	if (*njt % 2) {
+		fprintf(jt, "\t.zero %d\n", 8 * DBTP_GT_JT_ENTRIES);
+		(*njt)++;
+	}
+	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
+	snprintf(line[0], sizeof(line[0]),
+		 "\tldrb w%d, [x%d, #%u]\t// was %s\n", p.i, pr, rand_a64(id),
+		 p.was[0]);
+	snprintf(line[1], sizeof(line[1]),
+		 "\tadd x%d, x28, #%u, lsl #12\t// was %s\n", p.b,
+		 (jt_at(*njt) - DBTP_GT_DATA) >> 12, p.was[1]);
+	snprintf(line[2], sizeof(line[2]),
+		 "\tldr x%d, [x%d, x%d, lsl #3]\t// was %s\n", p.n, p.b, p.i,
+		 p.was[2]);
+	if (!(f = open_memstream(&setup, &len)))
+		return -1;
+	br = strchr(*text + p.at[3], '\n') + 1;
+	fprintf(f, "%.*s", (int)(*text + p.at[3] + p.len[3] - br), br);
+	put_pads(f, id, rd->rnd_pads, 5, pad);
+	fclose(f);
+	if (p.at[0] < p.at[1]) { /* from the end, so that offsets hold */
+		order[2] = 1;
+		order[3] = 0;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		if (splice(text, p.at[order[i]], p.len[order[i]],
+			   order[i] == 3 ? setup : line[order[i]])) {
+			free(setup);
+			return -1;
+		}
+	free(setup);
+	put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
+	return 1;
+}
+_Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA) % 4096 == 0 &&
+		   2 * 8 * DBTP_GT_JT_ENTRIES == 4096,
+	       "an even table starts a page (put_switch_a64())");
+
+/*
+ * Whether every copy of block @k (@u in @body) is a switch that
+ * put_switch_a64() can put through a table with no helper, the copies
+ * alike; the first's parts in @p.
+ */
+static int switch_a64(char *const *body, unsigned u, uint32_t k, uint32_t n,
+		      struct a64_fold *p)
+{
+	struct a64_fold q;
+
+	for (unsigned j = 0; j < u; j++)
+		if (!table_parts_a64(body[j], k * DBTP_GT_MAX_UNROLL + j, n,
+				     j ? &q : p) ||
+		    (j && (q.l_kept != p->l_kept || q.b_kept != p->b_kept ||
+			   q.l_mark != p->l_mark)))
+			return 0;
+	return u > 0;
 }
 
 /*
@@ -2181,27 +2429,39 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	    jr = a64 ? dbtp_gt_a64_reg(st->regs, 3) : -1;
 	unsigned u = rd[b].u, tables = 0;
 	uint32_t t0 = *njt;
+	struct a64_fold sw;
 	int rnd = 0;
 
 	*jreg = -1;
 	if (a64 ? lr < 0 : !cg)
 		return 0;
+	/* (a switch's table takes up to two table numbers, put_switch_a64()) */
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
-		tables += rd[k].rnd_ind ? u : 0;
+		tables +=
+		    rd[k].rnd_ind
+			? u * (1 + (a64 && switch_a64(body, u, k,
+						      blk(m, k)->ninsns, &sw)))
+			: 0;
 	if (tables > DBTP_GT_A64_JT_NEAR)
 		jr = -1;
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = blk(m, k);
+		int swk = a64 && rd[k].rnd_ind &&
+			  switch_a64(body, u, k, bl->ninsns, &sw);
 		int any = 0, folded = 0,
 		    ind = rd[k].rnd_ind && (a64 || sg) &&
-			  *njt + u <= DBTP_GT_JT_MAX;
+			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;
 
 		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
 			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
 			char line[96];
 			int r;
 
-			if (ind) {
+			if (ind && swk) {
+				r = put_switch_a64(&rd[k], id, bl->ninsns, pr,
+						   njt, jt, &body[j]);
+				*njt += r > 0;
+			} else if (ind) {
 				r = a64 ? put_indirect_a64(
 					      &rd[k], id, bl->ninsns, lr, pr,
 					      jr, t0, *njt, jt, &body[j])
@@ -2245,9 +2505,15 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		 * four for a table (put_indirect_a64(), its adr the
 		 * rewriter's) less one */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
-		sum->stat[k].helpers +=
-		    (uint32_t)any * (a64 ? 2 + (ind && jr < 0) : 1) -
-		    (uint32_t)folded;
+		if (any && swk) { /* the adr gone; the three rewritten */
+			folded = 1 + sw.l_kept + sw.b_kept;
+			sum->stat[k].helpers--;
+			sum->stat[k].walkable -= (uint32_t)sw.l_mark;
+		} else {
+			sum->stat[k].helpers +=
+			    (uint32_t)any * (a64 ? 2 + (ind && jr < 0) : 1) -
+			    (uint32_t)folded;
+		}
 		sum->stat[k].n[DBTP_GT_KEPT] -= (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;
 		rnd |= any;
