@@ -12,8 +12,9 @@
  * counts passes down in a register the block does not use (in the buffer
  * if it uses them all).  FPCR holds its default (0) on entry and exit.
  * With random branches (@rnd; emit.c, put_random()) a register points at
- * the random bytes, taken up from DBTP_GT_SLOT_CURSOR at the entry, moved
- * on a byte every pass round a window of 64 KiB (the driver aligns it),
+ * the random bytes, taken up from DBTP_GT_SLOT_CURSOR at the entry and
+ * back into its window of 64 KiB there (the driver aligns it; a call runs
+ * at most DBTP_GT_A64_RAND_PASSES passes), moved on a byte every pass,
  * put back at the exit.  With walking operands (put_walks()), register
  * @wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK, moved to
  * the next chunk every pass, put back.  With tables of random targets in
@@ -84,7 +85,10 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	if (cr >= 0)
 		fprintf(f, "\tmov x%d, x11\n", cr);
 	if (pr >= 0)
-		fprintf(f, "\tldr x%d, [x0, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
+		fprintf(f,
+			"\tldr x%d, [x0, #%d]\n"
+			"\tand x%d, x%d, #0xfffffffffffeffff\n",
+			pr, DBTP_GT_SLOT_CURSOR, pr, pr);
 	if (wreg >= 0)
 		fprintf(f, "\tldr x%d, [x0, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
 	if (jreg >= 0)
@@ -106,11 +110,8 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			id);
 	if (st->moves_sp)
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
-	if (pr >= 0) /* the next random byte, round the window */
-		fprintf(f,
-			"\tadd x%d, x%d, #1\n"
-			"\tand x%d, x%d, #0xfffffffffffeffff\n",
-			pr, pr, pr, pr);
+	if (pr >= 0) /* the next random byte */
+		fprintf(f, "\tadd x%d, x%d, #1\n", pr, pr);
 	if (wreg >= 0) /* the next chunk */
 		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
 			DBTP_GT_WALK_NEXT - 4);

@@ -144,7 +144,7 @@ static const char driver[] =
     " * the switch to the private stack as a stack switch; whole pages\n"
     " * (GT_BUF_SIZE a multiple of two pages, so its start is one;\n"
     " * AArch64: 128 KiB aligned, so that the random bytes' pointer goes\n"
-    " * round its window by clearing a bit). */\n"
+    " * back into its window by clearing a bit). */\n"
     "static uint64_t gt_lcg = 1;\n"
     "#if GT_JT_COUNT\n"
     "/* the tables of branch targets, copied into the buffer */\n"
@@ -1858,8 +1858,7 @@ static unsigned rand_a64(uint32_t id)
 {
 	return ((id * 2654435761u) >> 16) % DBTP_GT_A64_RAND;
 }
-_Static_assert(DBTP_GT_RAND % 131072 == 0 &&
-		   65536 + DBTP_GT_A64_RAND <= DBTP_GT_RAND_SIZE,
+_Static_assert(DBTP_GT_RAND % 131072 == 0 && DBTP_GT_RAND_SIZE == 131072,
 	       "the AArch64 random bytes' window (emit-a64.c)");
 
 _Static_assert(DBTP_GT_JT_PADS < 8,
@@ -4040,6 +4039,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		most = reset ? UINT32_MAX : keep;
 		if (bc && most > DBTP_GT_RAND_PASSES)
 			most = DBTP_GT_RAND_PASSES;
+		if (a64 && rnd > 0 && most > DBTP_GT_A64_RAND_PASSES)
+			most = DBTP_GT_A64_RAND_PASSES;
 		if (most < UINT32_MAX)
 			chunk[b] = (uint64_t)most * r->u;
 		ff = open_memstream(&fn, &fn_len);

@@ -85,9 +85,12 @@ uint32_t dbtp_gt_a64_walk(uint32_t w, unsigned reg, uint32_t at);
  */
 int dbtp_gt_a64_reg(uint32_t regs, int k);
 
-/* AArch64 random bytes: a window of 64 KiB the pointer goes round, and
- * the offsets (below this) at which copies read from it. */
+/* AArch64 random bytes: a window of 64 KiB that the pointer is taken back
+ * into at a call's entry, the offsets (below DBTP_GT_A64_RAND) at which
+ * copies read from it, and the passes a call that it moves on a byte each
+ * (so that it reads within the random bytes). */
 #define DBTP_GT_A64_RAND 4096
+#define DBTP_GT_A64_RAND_PASSES (131072 - 65536 - DBTP_GT_A64_RAND)
 
 /* Where a walk line holds the next one's offset (emit.c). */
 #define DBTP_GT_WALK_NEXT 60

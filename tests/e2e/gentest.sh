@@ -1411,6 +1411,10 @@ EOF2
 	eq "a64 switch's load: its parts in the original's places" 3 \
 		"$(grep -oE 'ldrb w6, \[x[0-9]+, #[0-9]+\]\\t// was ldrb w6, \[x11, w6, uxtw\]|add x9, x28, #[0-9]+, lsl #12\\t// was adr x9|ldr x7, \[x9, x6, lsl #3\]\\t// was add x7, x9, w6, uxtw #3' "$T/a64_jl.c" | sed 's/.*was //' | sort -u | wc -l)"
 	eq "a64 switch's load: pads on one page" 0 "$(pads_split "$T/a64_jl" 4)"
+	# its random bytes' pointer taken back into its window at the entry
+	# only, a call at most 61,440 passes (a byte each) of its copies
+	eq "a64 random bytes: the window at the entry" 1 "$(grep -c 'and x[0-9]*, x[0-9]*, #0xfffffffffffeffff' "$T/a64_jl.c")"
+	eq "a64 random bytes: passes a call" 1 "$(grep -cE '^	\{gt_b[0-9]+, .*, (61440|122880|245760|491520|983040)\},$' "$T/a64_jl.c")"
 
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
