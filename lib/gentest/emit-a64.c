@@ -11,17 +11,19 @@
  * each pass ends with a tail that resets sp (if the block touches it) and
  * counts passes down in a register the block does not use (in the buffer
  * if it uses them all).  FPCR holds its default (0) on entry and exit.
- * With random branches (@rnd; emit.c, put_random()) a register points at
+ * With random branches (@fn->rnd; emit.c, put_random()) a register points at
  * the random bytes, taken up from DBTP_GT_SLOT_CURSOR at the entry and
  * back into its window of 64 KiB there (the driver aligns it; a call runs
  * at most DBTP_GT_A64_RAND_PASSES passes), moved on a byte every pass,
  * put back at the exit.  With walking operands (put_walks()), register
- * @wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK, moved to
- * the next chunk every pass, put back.  With tables of random targets in
- * reach of one register (emit.c, put_indirect_a64()), register @jreg
- * holds the first's address, x28 + @joff, set at the entry.  @far: the
- * page crossings
- * (put_cross()) in @body, odd if it ends in their section.
+ * @fn->wreg holds the walk's chunk: taken up from DBTP_GT_SLOT_WALK,
+ * moved to the next chunk every pass, put back.  With tables of random
+ * targets in reach of one register (emit.c, put_indirect_a64()), register
+ * @fn->jreg holds the first's address, x28 + @fn->joff, set at the entry.
+ * With pre- and post-indexed accesses on a register of their own (emit.c,
+ * fold_writebacks_a64()), @fn->sreg: the middle of the data area at the
+ * entry and again every pass.  @fn->far: the page crossings (put_cross())
+ * in @body, odd if it ends in their section.
  */
 #include <stdio.h>
 
@@ -43,9 +45,11 @@ int dbtp_gt_a64_reg(uint32_t regs, int k)
 
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st, int rnd,
-			       int wreg, int jreg, unsigned joff, int far)
+			       const struct dbtp_gt_rw_stats *st,
+			       const struct dbtp_gt_a64_fn *fn)
 {
+	int rnd = fn->rnd, wreg = fn->wreg, jreg = fn->jreg, far = fn->far;
+	unsigned joff = fn->joff;
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
 					   "d10, d11", "d12, d13", "d14, d15"};
@@ -95,6 +99,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		fprintf(f, "\tadd x%d, x28, #%u, lsl #12\n", jreg, joff >> 12);
 	if (jreg >= 0 && joff % 4096)
 		fprintf(f, "\tadd x%d, x%d, #%u\n", jreg, jreg, joff % 4096);
+	if (fn->sreg >= 0)
+		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
+			DBTP_GT_DATA_SIZE / 2 >> 12);
 	fprintf(f,
 		"\tadd sp, x28, #%d\n"
 		"\tadrp x9, .Lgt%u_tab\n"
@@ -112,6 +119,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		fprintf(f, "\tadd sp, x28, #%d\n", stack);
 	if (pr >= 0) /* the next random byte */
 		fprintf(f, "\tadd x%d, x%d, #1\n", pr, pr);
+	if (fn->sreg >= 0) /* the writebacks' base, back */
+		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
+			DBTP_GT_DATA_SIZE / 2 >> 12);
 	if (wreg >= 0) /* the next chunk */
 		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
 			DBTP_GT_WALK_NEXT - 4);

@@ -2359,6 +2359,170 @@ static int switch_a64(char *const *body, unsigned u, uint32_t k, uint32_t n,
 	return u > 0;
 }
 
+/* An AArch64 pre- or post-indexed access: the rewriter's offset form on
+ * x28 and the add or sub of its step to the base register after it
+ * (fold_writebacks_a64()). */
+struct a64_wb {
+	size_t at, len; /* its two lines */
+	unsigned need;	/* the alignment its access needs */
+	long imm;	/* the step */
+	int pre;	/* pre-indexed */
+	int marked;	/* walkable */
+	char now[96];	/* the access up to its address's "[" */
+	char was[96];	/* the original */
+};
+
+/* The bytes an access of mnemonic @mn moves to or from register @r
+ * (b, h, w, s, x, d, q), both of a pair's. */
+static unsigned access_bytes(const char *mn, char r)
+{
+	size_t n = strlen(mn);
+	unsigned el = 4;
+
+	if (!strcmp(mn, "ldrsw") || !strcmp(mn, "ldpsw"))
+		return mn[2] == 'p' ? 8 : 4;
+	if (mn[n - 1] == 'b' || mn[n - 1] == 'h') /* ldrb, ldrsh ... */
+		return mn[n - 1] == 'b' ? 1 : 2;
+	if (r == 'b' || r == 'h')
+		el = r == 'b' ? 1 : 2;
+	else if (r == 'x' || r == 'd')
+		el = 8;
+	else if (r == 'q')
+		el = 16;
+	return mn[n - 1] == 'p' ? 2 * el : el;
+}
+
+/*
+ * The access that starts at @s (its line up to @e) if it is a pre- or
+ * post-indexed load or store of registers (not of sp, no SIMD structure)
+ * followed by its base register's update.  1 if so, in @wb.
+ */
+static int writeback_at(const char *text, const char *s, const char *e,
+			struct a64_wb *wb)
+{
+	static const char *const mns[] = {
+	    "ldr",   "str",   "ldrb", "strb", "ldrh",  "strh", "ldrsb",
+	    "ldrsh", "ldrsw", "ldp",  "stp",  "ldpsw", NULL};
+	const char *t, *te, *w, *we, *br, *h, *he;
+	char mn[16], reg, want[64];
+	int n, len = 0, ok = 0;
+	long imm;
+
+	if (strncmp(s, "\t.inst 0x", 9) ||
+	    a64_line(s, e, &t, &te, &w, &we) != 1 || w == t ||
+	    sscanf(t, "%15s %c%n", mn, &reg, &len) != 2)
+		return 0;
+	for (int i = 0; mns[i]; i++)
+		ok |= !strcmp(mn, mns[i]);
+	/* the original's address: [xN, #imm]! or [xN], #imm */
+	if (!ok || !(br = memchr(w, '[', (size_t)(we - w))) ||
+	    sscanf(br, "[x%d%n", &n, &len) != 1 || names_reg(w, br, n))
+		return 0;
+	wb->pre = we[-1] == '!';
+	if (wb->pre ? sscanf(br + len, ", #%li]!", &imm) != 1
+		    : sscanf(br + len, "], #%li", &imm) != 1)
+		return 0;
+	/* the base register's update, the next line */
+	h = e + 1;
+	he = strchr(h, '\n');
+	snprintf(want, sizeof(want), "\t%s x%d, x%d, #%ld",
+		 imm < 0 ? "sub" : "add", n, n, imm < 0 ? -imm : imm);
+	if (!imm || !he || (size_t)(he - h) != strlen(want) ||
+	    strncmp(h, want, strlen(want)) ||
+	    !(br = memchr(t, '[', (size_t)(te - t))) ||
+	    strncmp(br, "[x28", 4) || br - t >= (long)sizeof(wb->now) ||
+	    we - w >= (long)sizeof(wb->was))
+		return 0;
+	wb->at = (size_t)(s - text);
+	wb->len = (size_t)(he + 1 - s);
+	wb->need = access_bytes(mn, reg) > 16 ? 16 : access_bytes(mn, reg);
+	wb->imm = imm;
+	wb->marked = memmem(s, (size_t)(e - s), DBTP_GT_WALK_MARK,
+			    strlen(DBTP_GT_WALK_MARK)) != NULL;
+	snprintf(wb->now, sizeof(wb->now), "%.*s", (int)(br - t), t);
+	snprintf(wb->was, sizeof(wb->was), "%.*s", (int)(we - w), w);
+	return 1;
+}
+
+/* How far a pass's folded writebacks may move their register from the
+ * middle of the data area, and still address it. */
+#define DBTP_GT_A64_WB_SPAN (DBTP_GT_DATA_SIZE / 2 - 64)
+
+/*
+ * AArch64: the pre- and post-indexed accesses of a function's @u copies
+ * in @body (function registers @st) address a free register of its own,
+ * the writebacks' base (dbtp_gt_a64_reg(), the sixth), which the entry
+ * and every pass point at the middle of the data area: `str w0, [x24],
+ * #4` instead of `str w0, [x28]` and `add x19, x19, #4`, one for one.
+ * Those whose steps are multiples of one alignment that each of them
+ * needs, the largest such set, so that every access stays aligned; no
+ * more than DBTP_GT_A64_WB_SPAN of steps a pass.  The register, or -1 if
+ * none folds; -2 out of memory.  Notes the helpers gone in @sum.
+ */
+static int fold_writebacks_a64(char **body, unsigned u,
+			       const struct dbtp_gt_rw_stats *st,
+			       struct dbtp_gt_summary *sum)
+{
+	int sr = dbtp_gt_a64_reg(st->regs, 5), best = -1;
+	unsigned count[5] = {0};
+	long span[5] = {0};
+	struct a64_wb wb;
+
+	if (sr < 0)
+		return -1;
+	for (unsigned j = 0; j < u; j++)
+		for (const char *s = body[j], *e; (e = strchr(s, '\n'));
+		     s = e + 1)
+			if (writeback_at(body[j], s, e, &wb))
+				for (int a = 0; a < 5; a++)
+					if (wb.need <= 1u << a &&
+					    wb.imm % (1 << a) == 0) {
+						count[a]++;
+						span[a] += labs(wb.imm);
+					}
+	for (int a = 0; a < 5; a++)
+		if (count[a] && span[a] <= DBTP_GT_A64_WB_SPAN &&
+		    (best < 0 || count[a] >= count[best]))
+			best = a;
+	if (best < 0)
+		return -1;
+	for (unsigned j = 0; j < u; j++) {
+		uint32_t id = 0;
+
+		for (size_t at = 0; body[j][at];) {
+			char *s = body[j] + at, *e = strchr(s, '\n'), line[256];
+
+			if (!e)
+				break;
+			sscanf(s, ".Lg%" SCNu32 "_", &id);
+			if (!writeback_at(body[j], s, e, &wb) ||
+			    wb.need > 1u << best || wb.imm % (1 << best)) {
+				at = (size_t)(e + 1 - body[j]);
+				continue;
+			}
+			if (wb.pre)
+				snprintf(line, sizeof(line),
+					 "\t%s[x%d, #%ld]!\t// was %s\n",
+					 wb.now, sr, wb.imm, wb.was);
+			else
+				snprintf(line, sizeof(line),
+					 "\t%s[x%d], #%ld\t// was %s\n", wb.now,
+					 sr, wb.imm, wb.was);
+			if (splice(&body[j], at, wb.len, line))
+				return -2;
+			at += strlen(line);
+			if (j == 0) { /* the block's copies fold alike */
+				sum->stat[id / DBTP_GT_MAX_UNROLL].helpers--;
+				sum->stat[id / DBTP_GT_MAX_UNROLL].walkable -=
+				    (uint32_t)wb.marked;
+			}
+		}
+	}
+	return sr;
+}
+_Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
+	       "the writebacks' base: add xS, x28, #4, lsl #12 (emit-a64.c)");
+
 /*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
@@ -3956,8 +4120,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		const struct gpr *wg = NULL, *ws = NULL;
 		const struct walk_area *wa = &near_area;
 		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
-		int jreg = -1;	     /* AArch64: its tables' register */
-		unsigned joff;	     /* (at x28 + joff) */
+		struct dbtp_gt_a64_fn fa; /* AArch64: its registers */
+		int jreg = -1;		  /* AArch64: its tables' register */
+		unsigned joff;		  /* (at x28 + joff) */
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -3991,6 +4156,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			    fold_target_a64(body, r->u, k, blk(m, k),
 					    &sum->stat[k]) < 0)
 				rnd = -1;
+		fa.sreg = a64 ? fold_writebacks_a64(body, r->u, &st, sum) : -1;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
 		if (walk_on) {
@@ -4030,7 +4196,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		fclose(jt);
 		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
 		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0 ||
-		    unal < 0) {
+		    unal < 0 || fa.sreg < -1) {
 			free(jtext);
 			free_texts(seq, seq_slots);
 			goto nomem;
@@ -4052,13 +4218,18 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		fprintf(ff, "# block %u at 0x%" PRIx64 ", %u instructions%s\n",
 			b, bl->vaddr, bl->ninsns,
 			seq_slots ? ", with the rest of its sequence" : "");
-		if (a64)
+		if (a64) {
+			fa.rnd = rnd > 0;
+			fa.wreg = wa64;
+			fa.jreg = jreg;
+			fa.joff = joff;
+			fa.far = far;
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
-						  rnd > 0, wa64, jreg, joff,
-						  far);
-		else
+						  &fa);
+		} else {
 			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
 				      bc, far, wg, ws, wa, reset);
+		}
 		if (jt_len) /* after gt_jt (GT_JT_HEAD), in order */
 			fprintf(ff,
 				"\t.pushsection .data.rel.ro.gt_jt,\"aw\"\n%s"

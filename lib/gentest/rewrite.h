@@ -59,14 +59,25 @@ uint64_t dbtp_gt_slots_moved(uint64_t m, int32_t d);
 void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body);
 void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
 
+/* What an AArch64 block function keeps in registers beyond its copies'
+ * (emit-a64.c). */
+struct dbtp_gt_a64_fn {
+	int rnd;  /* random branches: the random bytes' pointer */
+	int wreg; /* the walk's chunk, or -1 */
+	int jreg; /* its first table's address, x28 + joff, or -1 */
+	unsigned joff;
+	int sreg; /* the writebacks' base (emit.c), or -1 */
+	int far;  /* page crossings; odd: the copies end in their section */
+};
+
 /*
  * The AArch64 block function gt_b<id> (emit-a64.c): @u copies of @body
  * entered Duff's-device style, as emit.c does for x86-64.
  */
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
-			       const struct dbtp_gt_rw_stats *st, int rnd,
-			       int wreg, int jreg, unsigned joff, int far);
+			       const struct dbtp_gt_rw_stats *st,
+			       const struct dbtp_gt_a64_fn *fn);
 
 /*
  * The word of a load or store that ldst_reg() rewrote to [x28, #off] and

@@ -1416,6 +1416,49 @@ EOF2
 	eq "a64 random bytes: the window at the entry" 1 "$(grep -c 'and x[0-9]*, x[0-9]*, #0xfffffffffffeffff' "$T/a64_jl.c")"
 	eq "a64 random bytes: passes a call" 1 "$(grep -cE '^	\{gt_b[0-9]+, .*, (61440|122880|245760|491520|983040)\},$' "$T/a64_jl.c")"
 
+	# Pre- and post-indexed accesses: those whose steps are multiples
+	# of 4, the most, address a register of the function's own that the
+	# entry and each pass point at the middle of the data area, no
+	# helper; the pairs (16) and the byte (1) keep their base register's
+	# add; the counts exact.
+	cat >"$T/a64_wb.S" <<'EOF2'
+	.text
+	.globl _start
+_start:
+	mov	w2, #20000
+	adr	x19, buf
+	add	x20, x19, #32768
+	add	x21, x19, #16384
+	add	x22, x19, #8192
+1:	str	w2, [x19], #4
+	ldr	w3, [x19, #-4]!
+	stp	x2, x3, [x20, #-16]!
+	ldp	x4, x5, [x20], #16
+	ldrb	w6, [x21], #1
+	sub	x21, x21, #1
+	str	w3, [x22], #4
+	sub	x22, x22, #4
+	subs	w2, w2, #1
+	b.ne	1b
+	mov	x0, #0
+	mov	x8, #93
+	svc	#0
+	.bss
+	.p2align 4
+buf:	.zero	65536
+EOF2
+	$CC_A64 -nostdlib -static -o "$T/a64_wbo" "$T/a64_wb.S"
+	exact_a64 "$T/a64_wbo" a64_wb
+	eq "a64 writebacks: helpers left (the pairs', the byte's)" 3 \
+		"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_wb.trace" |
+			jq '.block_outcomes[] | select(.executions == 19999) | .helpers')"
+	wr=$(grep -oE 'str w2, \[x[0-9]+\], #4\\t// was str w2, \[x19\], #4' "$T/a64_wb.c" | head -1 | sed 's/^str w2, \[x\([0-9]*\)\].*/\1/')
+	eq "a64 writebacks: on their register" 3 \
+		"$(grep -oE "(str w2, \[x$wr\], #4|ldr w3, \[x$wr, #-4\]!|str w3, \[x$wr\], #4)\\\\t// was" "$T/a64_wb.c" | sort -u | wc -l)"
+	# (in two functions: the start's block runs the first pass)
+	eq "a64 writebacks: the register at the entry and every pass" 4 \
+		"$(grep -c "add x$wr, x28, #4, lsl #12" "$T/a64_wb.c")"
+
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
 	# tpidr_el0, dc zva, PLT branches, svc) built for AArch64: main and
 	# three workers.  The plan equals the profile; the program compiles
