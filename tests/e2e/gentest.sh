@@ -1356,58 +1356,26 @@ EOF2
 	$CC_A64 -nostdlib -static -o "$T/a64_jto" "$T/a64_jt.S"
 	exact_a64 "$T/a64_jto" a64_jt
 	exact_a64 "$T/a64_jto" a64_jtd --no-mispredict
-	# jt RANDOM [OPTION]: kept, rewritten, helpers of the jump's block
-	# (its six instructions)
-	jt() { "$DBTPROF" gentest --json ${2:-} -o "$T/x.c" "$T/a64_jt.trace" |
-		jq -r --argjson r "$1" '.block_outcomes[] | select(.executions == 20000 and .kept + .rewritten == 6 and .random == $r) | "\(.kept) \(.rewritten) \(.helpers)"'; }
-	eq "a64 switch's add: the table's entry (kept, rewritten, helpers)" "4 2 2" "$(jt true)"
-	eq "a64 switch's add: the adr" "4 2 0" "$(jt false --no-mispredict)"
+	# jt NAME INSNS RANDOM [OPTION]: kept, rewritten, helpers of the
+	# jump's block (of INSNS instructions) in NAME's program
+	jt() { "$DBTPROF" gentest --json ${4:-} -o "$T/x.c" "$T/$1.trace" |
+		jq -r --argjson n "$2" --argjson r "$3" '.block_outcomes[] | select(.executions == 20000 and .kept + .rewritten == $n and .random == $r) | "\(.kept) \(.rewritten) \(.helpers)"'; }
+	eq "a64 switch's add: the table's entry (kept, rewritten, helpers)" "4 2 2" "$(jt a64_jt 6 true)"
+	eq "a64 switch's add: the adr" "4 2 0" "$(jt a64_jt 6 false --no-mispredict)"
 	contains "a64 switch's add: the adr in its place" 'adr x7, .Lg' "$(grep 'was add x7, x9, w6, uxtw #3' "$T/a64_jtd.c")"
 	contains "a64 switch's add: the table's entry below" "add x7, x9, w6, uxtw #3: the table's entry below" "$(cat "$T/a64_jt.c")"
 	# The same switch with its case number loaded from a table of bytes
 	# (gcc's `ldrb w2, [x21, w2, uxtw]`): that load loads the random
 	# byte, the adr points at the copy's table and the add loads its
 	# entry: no helper left, the counts exact.
-	cat >"$T/a64_jl.S" <<'EOF2'
-	.text
-	.globl _start
-_start:
-	mov	w2, #20000
-	mov	w3, #1
-	movz	w4, #0x4e6d
-	movk	w4, #0x41c6, lsl #16
-	adr	x11, 7f
-	b	1f
-1:	mul	w3, w3, w4
-	add	w3, w3, #3039
-	ubfx	w6, w3, #16, #2
-	ldrb	w6, [x11, w6, uxtw]
-	adr	x9, 5f
-	add	x7, x9, w6, uxtw #3
-	br	x7
-5:	add	w5, w5, #1
-	b	6f
-	eor	w5, w5, w3
-	b	6f
-	sub	w5, w5, #3
-	b	6f
-	add	w5, w5, w3
-	b	6f
-6:	subs	w2, w2, #1
-	b.ne	1b
-	mov	x0, #0
-	mov	x8, #93
-	svc	#0
-	.section .rodata
-7:	.byte	3, 0, 2, 1
-EOF2
+	sed -e 's/^\tadr\tx9, 5f$/\tldrb\tw6, [x11, w6, uxtw]\n&/' \
+		-e 's/^\tb\t1f$/\tadr\tx11, 7f\n&/' "$T/a64_jt.S" >"$T/a64_jl.S"
+	printf '\t.section .rodata\n7:\t.byte\t3, 0, 2, 1\n' >>"$T/a64_jl.S"
 	$CC_A64 -nostdlib -static -o "$T/a64_jlo" "$T/a64_jl.S"
 	exact_a64 "$T/a64_jlo" a64_jl
 	exact_a64 "$T/a64_jlo" a64_jld --no-mispredict
-	jl() { "$DBTPROF" gentest --json ${2:-} -o "$T/x.c" "$T/a64_jl.trace" |
-		jq -r --argjson r "$1" '.block_outcomes[] | select(.executions == 20000 and .kept + .rewritten == 7 and .random == $r) | "\(.kept) \(.rewritten) \(.helpers)"'; }
-	eq "a64 switch's load: the random byte (kept, rewritten, helpers)" "3 4 0" "$(jl true)"
-	eq "a64 switch's load: kept without a table" "4 3 0" "$(jl false --no-mispredict)"
+	eq "a64 switch's load: the random byte (kept, rewritten, helpers)" "3 4 0" "$(jt a64_jl 7 true)"
+	eq "a64 switch's load: kept without a table" "4 3 0" "$(jt a64_jl 7 false --no-mispredict)"
 	eq "a64 switch's load: its parts in the original's places" 3 \
 		"$(grep -oE 'ldrb w6, \[x[0-9]+, #[0-9]+\]\\t// was ldrb w6, \[x11, w6, uxtw\]|add x9, x28, #[0-9]+, lsl #12\\t// was adr x9|ldr x7, \[x9, x6, lsl #3\]\\t// was add x7, x9, w6, uxtw #3' "$T/a64_jl.c" | sed 's/.*was //' | sort -u | wc -l)"
 	eq "a64 switch's load: pads on one page" 0 "$(pads_split "$T/a64_jl" 4)"
