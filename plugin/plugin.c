@@ -135,8 +135,9 @@ struct thr {
 	/* Hot: the guest thread's, on a cache line of their own. */
 	_Alignas(64) uint64_t *buf;
 	size_t n, limit, hard;
-	uint32_t sticks; /* cache_sample: executions not yet on the clock */
-	int live;	 /* ... whether its current block records accesses */
+	uint64_t sleft; /* cache_sample: executions left in its phase */
+	int live;	/* ... whether the phase records accesses */
+	int cycled;	/* ... past its first phase without */
 	/* Rare: slow path, freeze, identity. */
 	_Alignas(64) pthread_mutex_t mu;
 	int frozen;
@@ -211,20 +212,19 @@ static int writer_started;
 static int mode = DBTP_MODE_BLOCKS;
 static int cache_on; /* cache=on */
 /*
- * cache_sample=N > 1: the accesses are recorded in one phase of
- * cache_phase block executions (all threads' together) in N; in the
- * others the memory callback returns at once (what costs is recording
+ * cache_sample=N > 1: each thread's accesses are recorded in one phase of
+ * cache_phase of its block executions in N, its first phase included; in
+ * the others the memory callback returns at once (what costs is recording
  * and simulating an access, not QEMU's call).  A block execution is of
  * the phase it began in.  After a phase without, a thread's first
  * sample_warm accesses (a tenth of a phase, at most SAMPLE_WARM) only warm
  * its caches.  A block's tally is scaled by its executions over those it
- * was tallied in.
+ * was tallied in.  Each thread's phases are its own, so that its tallies
+ * do not depend on how the threads interleave; its first phase without
+ * is longer by a share of it that its number gives, so that threads that
+ * run alike do not sample the same parts of their work.
  */
 static uint64_t sample_n = 1, sample_phase = 10000000, sample_warm;
-static int sample_live = 1;		   /* the phase records accesses */
-static uint64_t sample_clock, sample_next; /* block executions, batched */
-static pthread_mutex_t sample_mu = PTHREAD_MUTEX_INITIALIZER;
-#define SAMPLE_BATCH 1024
 #define SAMPLE_WARM (UINT64_C(1) << 20)
 /* on a block id in a BLOCK word: its execution recorded its accesses */
 #define SAMPLED_FLAG (UINT64_C(1) << 40)
@@ -1194,36 +1194,28 @@ static void on_tb_exec(unsigned int vcpu, void *udata)
 	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
 }
 
-/* cache_sample: thread @t's last SAMPLE_BATCH executions go on the clock;
- * past the phase's end, the next phase begins. */
-static __attribute__((noinline)) void sample_tick(struct thr *t)
-{
-	t->sticks = 0;
-	if (forked_child ||
-	    __atomic_add_fetch(&sample_clock, SAMPLE_BATCH, __ATOMIC_RELAXED) <
-		__atomic_load_n(&sample_next, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&sample_mu);
-	if (sample_clock >= sample_next) {
-		int live = !sample_live;
-
-		sample_next =
-		    sample_clock +
-		    (live ? sample_phase : sample_phase * (sample_n - 1));
-		__atomic_store_n(&sample_live, live, __ATOMIC_RELAXED);
-	}
-	pthread_mutex_unlock(&sample_mu);
-}
-
 static void on_tb_exec_sampled(unsigned int vcpu, void *udata)
 {
 	struct thr *t = thr_cur();
 
-	t->live = __atomic_load_n(&sample_live, __ATOMIC_RELAXED);
+	if (unlikely(!t->sleft)) { /* the thread's next phase (first: live) */
+		uint64_t off = sample_phase * (sample_n - 1);
+
+		t->live = !t->live;
+		t->sleft = t->live ? sample_phase : off;
+		/* its first phase without longer by a share of that, by its
+		 * number: threads that run alike sample apart */
+		if (!t->live && !t->cycled) {
+			t->cycled = 1;
+			t->sleft +=
+			    (uint64_t)((unsigned __int128)off *
+					   ((t->num * 2654435761u) >> 16) >>
+				       16);
+		}
+	}
+	t->sleft--;
 	on_tb_exec(vcpu,
 		   (void *)((uintptr_t)udata | (t->live ? SAMPLED_FLAG : 0)));
-	if (unlikely(++t->sticks == SAMPLE_BATCH))
-		sample_tick(t);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
@@ -2084,7 +2076,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	pthread_atfork(NULL, NULL, atfork_child);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
 	qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
-	sample_next = sample_phase;
 	sample_warm =
 	    sample_phase / 10 < SAMPLE_WARM ? sample_phase / 10 : SAMPLE_WARM;
 	return 0;

@@ -159,11 +159,12 @@ done >"$T/w2.tally"
 eq "--cache: two threads' walks" "2 4 4 2|39998 39998 39998 39998" "$(paste -sd'|' "$T/w2.tally")"
 eq "--cache: two threads" 2 "$(js "$T/w2.trace" '.threads | length')"
 # --cache-sample: the accesses recorded in one phase of 4,096 block
-# executions in three, each thread's caches warmed by 409 accesses (a
-# tenth of a phase) after a phase without, tallies scaled by each block's
-# executions over those tallied.  Every walk_loop execution past the
-# warm-up misses as every other one did (one new line), and both threads'
-# walk blocks as each other: the estimates are exact.
+# executions in three (each thread's own), each thread's caches warmed by
+# 409 accesses (a tenth of a phase) after a phase without, tallies scaled
+# by each block's executions over those tallied.  Every walk_loop
+# execution past the warm-up misses as every other one did (one new
+# line), and both threads' walk blocks as each other: the estimates are
+# exact.
 "$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/w2s.trace" -- "$T/w2"
 for f in walk walk_loop; do
 	a=$(nm "$T/w2" | awk -v f=$f '$3 == f { print $1 }' | sed 's/^0*/0x/')
@@ -176,6 +177,15 @@ eq "--cache-sample: the run's parameters" "3 4096" "$ns $np"
 eq "--cache-sample: a third or so tallied" 1 "$((nt * 4 > nb && nt * 2 < nb))"
 contains "--cache-sample: stats" "one phase of 4,096 block executions in that many" \
 	"$("$DBTPROF" stats "$T/w2s.trace")"
+# Each thread's phases are its own: a second recording gives the same
+# tallies (by address: blocks are numbered as the threads translate
+# them) and the same executions tallied, however the threads interleaved.
+"$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/w2s2.trace" -- "$T/w2"
+for t in w2s w2s2; do
+	"$DBTPROF" dump "$T/$t.trace" | awk '$1 == "cache" { $1 = $2 = ""; print }' | sort >"$T/$t.bya"
+done
+eq "--cache-sample: the tallies again" "" "$(cmp "$T/w2s.bya" "$T/w2s2.bya" 2>&1)"
+eq "--cache-sample: as many tallied again" "$nt" "$(js "$T/w2s2.trace" .cache_tallied)"
 # Threads that lock and wait across phases (a libc program with four).
 "$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/mts.trace" -- "$G/c/mt" >/dev/null
 eq "--cache-sample: four threads, run whole" "true exited 0" \
