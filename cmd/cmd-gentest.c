@@ -643,6 +643,42 @@ static int time_runs(const char *const *pre, unsigned n, const char *orig,
 	return 0;
 }
 
+/* A spread of one program's runs that validate warns of (widest()). */
+#define DBTP_GT_NOISY 0.10
+
+/*
+ * The widest spread, (most - least) / least, of one program's @runs runs
+ * under one of the @n configurations @names (@a the original's, @b the
+ * generated program's, @f the fixed part's or NULL), of runs of 10 ms or
+ * more; which in @what.
+ */
+static double widest(char *const *names, unsigned n, unsigned runs,
+		     double (*a)[64], double (*b)[64], double (*f)[64],
+		     char *what, size_t len)
+{
+	static const char *const prog[] = {"original", "generated", "fixed"};
+	double w = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		for (int p = 0; p < 3; p++) {
+			double(*t)[64] = p == 0 ? a : p == 1 ? b : f;
+			double lo = INFINITY, hi = 0;
+
+			for (unsigned r = 0; t && r < runs; r++) {
+				lo = t[i][r] < lo ? t[i][r] : lo;
+				hi = t[i][r] > hi ? t[i][r] : hi;
+			}
+			if (t && lo >= 0.01 && (hi - lo) / lo > w) {
+				w = (hi - lo) / lo;
+				snprintf(what, len,
+					 "the %s program under %s: "
+					 "%.3f-%.3f s",
+					 prog[p], names[i], lo, hi);
+			}
+		}
+	return w;
+}
+
 /* The times of every run, in the order they ran. */
 static void json_runs(struct json *j, const char *key, const double *t,
 		      unsigned n)
@@ -713,7 +749,8 @@ static int cmd_validate(int argc, char **argv)
 	cpu_set_t pin, avail;
 	char *names[64] = {0};
 	const char *pre[64];
-	double to[64], tg[64], tf[64], no[64], ng[64];
+	double to[64], tg[64], tf[64], no[64], ng[64], spread;
+	char widest_at[128] = "";
 	double(*ro)[64] = NULL, (*rg)[64] = NULL, (*rf)[64] = NULL,
 	(*nro)[64] = NULL, (*nrg)[64] = NULL, (*eo)[64], (*eg)[64];
 	struct dbtp_gt_vstats v = {0};
@@ -860,6 +897,13 @@ static int cmd_validate(int argc, char **argv)
 		tf[i] = fixed ? summary(rf[i], runs, min) : 0;
 	}
 	progress_done();
+	spread = widest(names, ncfg, runs, ro, rg, fixed ? rf : NULL, widest_at,
+			sizeof(widest_at));
+	if (spread > DBTP_GT_NOISY)
+		error("warning: one program's runs spread by %.0f%% (%s): the "
+		      "machine's noise may exceed the errors; more --runs, "
+		      "--cpus or --stat min may help",
+		      100 * spread, widest_at);
 	for (unsigned i = 0; i < ncfg; i++) {
 		/* a clock too coarse for a run: one microsecond */
 		if (to[i] <= 0)
@@ -943,6 +987,7 @@ static int cmd_validate(int argc, char **argv)
 			json_close_obj(&j);
 		}
 		json_close_arr(&j);
+		json_double(&j, "max_spread", spread);
 		json_double(&j, "mean_error", v.mean_error);
 		if (isnan(v.spearman))
 			json_null(&j, "spearman");

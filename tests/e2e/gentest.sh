@@ -1515,6 +1515,18 @@ j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sle
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate wall time" "wall true" "$(jq -r '[.measure, (.configs[0].original_s >= 0.3)] | join(" ")' <<<"$j")"
+# A program whose runs under one configuration spread by more than 10%
+# (its second run twice as long as its first): a warning naming it and
+# its range, max_spread in the JSON; steady runs, none.
+j=$("$DBTPROF" gentest validate --json --runs 2 --measure wall --config "a=env" --original "sleep 0.3" \
+	--generated "sh -c 'if [ -e $T/once ]; then sleep 0.6; else : >$T/once; sleep 0.3; fi'" 2>"$T/noisy.err")
+contains "validate noisy: the warning" "dbtprof: warning: one program's runs spread by" "$(cat "$T/noisy.err")"
+contains "validate noisy: which" "(the generated program under a: 0.3" "$(cat "$T/noisy.err")"
+eq "validate noisy: max_spread" true "$(jq '.max_spread > 0.5 and .max_spread < 1.5' <<<"$j")"
+j=$("$DBTPROF" gentest validate --json --runs 2 --measure wall --config "a=env" --original "sleep 0.3" \
+	--generated "sleep 0.3" 2>"$T/steady.err")
+eq "validate steady: no warning" "" "$(cat "$T/steady.err")"
+eq "validate steady: max_spread" true "$(jq '.max_spread < 0.1' <<<"$j")"
 # --cpus: both programs run on those CPUs only (grep sees its own list;
 # the first two CPUs this test may use)
 cpus=$(awk '/^Cpus_allowed_list/ { n = split($2, r, ",")
