@@ -48,15 +48,13 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       const struct dbtp_gt_rw_stats *st,
 			       const struct dbtp_gt_a64_fn *fn)
 {
-	int rnd = fn->rnd, wreg = fn->wreg, jreg = fn->jreg, far = fn->far;
-	unsigned joff = fn->joff;
 	static const char *const save[] = {"x19, x20", "x21, x22", "x23, x24",
 					   "x25, x26", "x27, x28", "d8, d9",
 					   "d10, d11", "d12, d13", "d14, d15"};
 	const int nsave = (int)(sizeof(save) / sizeof(*save));
 	const int stack = DBTP_GT_STACK_MID - DBTP_GT_DATA;
 	int cr = dbtp_gt_a64_reg(st->regs, 0),
-	    pr = rnd ? dbtp_gt_a64_reg(st->regs, 1) : -1;
+	    pr = fn->rnd ? dbtp_gt_a64_reg(st->regs, 1) : -1;
 	unsigned sh = 0;
 
 	while ((1u << sh) < u)
@@ -93,12 +91,15 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			"\tldr x%d, [x0, #%d]\n"
 			"\tand x%d, x%d, #0xfffffffffffeffff\n",
 			pr, DBTP_GT_SLOT_CURSOR, pr, pr);
-	if (wreg >= 0)
-		fprintf(f, "\tldr x%d, [x0, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
-	if (jreg >= 0)
-		fprintf(f, "\tadd x%d, x28, #%u, lsl #12\n", jreg, joff >> 12);
-	if (jreg >= 0 && joff % 4096)
-		fprintf(f, "\tadd x%d, x%d, #%u\n", jreg, jreg, joff % 4096);
+	if (fn->wreg >= 0)
+		fprintf(f, "\tldr x%d, [x0, #%d]\n", fn->wreg,
+			DBTP_GT_SLOT_WALK);
+	if (fn->jreg >= 0)
+		fprintf(f, "\tadd x%d, x28, #%u, lsl #12\n", fn->jreg,
+			fn->joff >> 12);
+	if (fn->jreg >= 0 && fn->joff % 4096)
+		fprintf(f, "\tadd x%d, x%d, #%u\n", fn->jreg, fn->jreg,
+			fn->joff % 4096);
 	if (fn->sreg >= 0)
 		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
 			DBTP_GT_DATA_SIZE / 2 >> 12);
@@ -112,7 +113,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	dbtp_gt_emit_copies(f, id, u, body);
 	/* the copies end in page crossings' section: the tail, whose b.ne
 	 * must reach the first copy, in .text */
-	if (far % 2)
+	if (fn->far % 2)
 		fprintf(f, "\tb .Lgt%u_tail\n\t.popsection\n.Lgt%u_tail:\n", id,
 			id);
 	if (st->moves_sp)
@@ -122,8 +123,8 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	if (fn->sreg >= 0) /* the writebacks' base, back */
 		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
 			DBTP_GT_DATA_SIZE / 2 >> 12);
-	if (wreg >= 0) /* the next chunk */
-		fprintf(f, "\tldr x%d, [x%d, #%d]\n", wreg, wreg,
+	if (fn->wreg >= 0) /* the next chunk */
+		fprintf(f, "\tldr x%d, [x%d, #%d]\n", fn->wreg, fn->wreg,
 			DBTP_GT_WALK_NEXT - 4);
 	if (cr >= 0)
 		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
@@ -138,8 +139,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		DBTP_GT_DATA);
 	if (pr >= 0)
 		fprintf(f, "\tstr x%d, [x9, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
-	if (wreg >= 0)
-		fprintf(f, "\tstr x%d, [x9, #%d]\n", wreg, DBTP_GT_SLOT_WALK);
+	if (fn->wreg >= 0)
+		fprintf(f, "\tstr x%d, [x9, #%d]\n", fn->wreg,
+			DBTP_GT_SLOT_WALK);
 	fprintf(f,
 		"\tldr x9, [x9, #%d]\n"
 		"\tmov sp, x9\n"

@@ -2022,6 +2022,85 @@ static const char *const a64_alu[] = {
     "ubfx", "sbfx", "ubfiz", "sbfiz", "sxtw",  "madd", "msub", "mul", "neg",
     "mvn",  "csel", "csinc", "csinv", "csneg", NULL};
 
+/* Whether the text from @s to @e names register @r as w<r> or x<r>. */
+static int names_reg(const char *s, const char *e, int r)
+{
+	for (const char *p = s; p + 1 < e; p++) {
+		char *end;
+
+		if ((*p != 'w' && *p != 'x') ||
+		    (p > s &&
+		     (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+		    !isdigit((unsigned char)p[1]))
+			continue;
+		if (strtol(p + 1, &end, 10) == r && end <= e &&
+		    !isalnum((unsigned char)*end))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * AArch64 line @s (up to its newline @e): its instruction's text in [*t,
+ * *te) (a .inst's comment up to the original's, a helper's whole line),
+ * and the original's in [*w, *we) (the same if kept).  2 if a .inst (the
+ * rewriter's encoding of an original instruction), 1 if another
+ * instruction, 0 if a label, -1 if anything else.
+ */
+static int a64_line(const char *s, const char *e, const char **t,
+		    const char **te, const char **w, const char **we)
+{
+	const char *c, *was;
+
+	if (s[0] != '\t')
+		return s[0] == '.' || s[0] == 'g' ? 0 : -1;
+	if (strncmp(s, "\t.inst 0x", 9)) {
+		if (s[1] == '.')
+			return -1;
+		*t = *w = s + 1;
+		*te = *we = e;
+		return 1;
+	}
+	if (!(c = memmem(s, (size_t)(e - s), "\t// ", 4)))
+		return -1;
+	*t = *w = c + 4;
+	*te = *we = e;
+	if ((was = memmem(*t, (size_t)(e - *t), " (was ", 6))) {
+		*te = was;
+		*w = was + 6;
+		*we = memchr(*w, ')', (size_t)(e - *w));
+		if (!*we)
+			return -1;
+	} else if ((c = memmem(*t, (size_t)(e - *t), DBTP_GT_WALK_MARK,
+			       strlen(DBTP_GT_WALK_MARK)))) {
+		*te = *we = c;
+	}
+	return 2;
+}
+
+/* Whether instruction text @t writes w<r> or x<r> first: mnemonic one of
+ * @mn, its first operand that register. */
+static int writes_first(const char *t, const char *const *mn, int r)
+{
+	char m[16], c;
+	int d, len = 0;
+
+	if (sscanf(t, "%15s %c%d%n", m, &c, &d, &len) != 3 || d != r ||
+	    (c != 'w' && c != 'x') || t[len] != ',')
+		return 0;
+	for (; *mn; mn++)
+		if (!strcmp(m, *mn))
+			return 1;
+	return 0;
+}
+
+/* Whether line @s (to @e) ends with DBTP_GT_WALK_MARK: walkable. */
+static int has_mark(const char *s, const char *e)
+{
+	return memmem(s, (size_t)(e - s), DBTP_GT_WALK_MARK,
+		      strlen(DBTP_GT_WALK_MARK)) != NULL;
+}
+
 /*
  * AArch64: where copy @id's br or blr (its instruction @n - 1) takes its
  * register xN from, if the instruction before it is kept and computes xN
@@ -2033,8 +2112,9 @@ static const char *const a64_alu[] = {
 static int target_writer(char *text, uint32_t id, uint32_t n, char **w,
 			 size_t *wl, char **at, int *adr)
 {
-	char reg[16], mn[16], *e, *br;
-	int xn = -1, len = 0;
+	const char *t, *te, *o, *oe;
+	char *e, *br;
+	int xn = -1;
 
 	if (n < 2 || !(*w = after_label(text, id, n - 2)) ||
 	    !(*at = after_label(text, id, n - 1)))
@@ -2048,21 +2128,13 @@ static int target_writer(char *text, uint32_t id, uint32_t n, char **w,
 			return 0;
 	if (!br || sscanf(br, "\t%*s x%d", &xn) != 1)
 		return 0;
-	/* the writer: "\t.inst 0x........\t// <mn> xN, ..." kept */
-	e = strchr(*w, '\n');
-	snprintf(reg, sizeof(reg), " x%d, ", xn);
-	if (!e || strncmp(*w, "\t.inst 0x", 9) || !strstr(*w, "\t// ") ||
-	    sscanf(strstr(*w, "\t// ") + 4, "%15s%n", mn, &len) != 1 ||
-	    strncmp(strstr(*w, "\t// ") + 4 + len, reg, strlen(reg)) ||
-	    memchr(*w, '[', (size_t)(e - *w)) ||
-	    memchr(*w, '(', (size_t)(e - *w)))
+	/* the writer: a kept .inst, "<mn> xN, ..." by arithmetic alone */
+	if (!(e = strchr(*w, '\n')) || a64_line(*w, e, &t, &te, &o, &oe) != 2 ||
+	    o != t || memchr(t, '[', (size_t)(te - t)) ||
+	    !writes_first(t, a64_alu, xn) || t[strcspn(t, " ") + 1] != 'x')
 		return 0;
-	for (int i = 0; a64_alu[i]; i++)
-		if (!strcmp(mn, a64_alu[i])) {
-			*wl = (size_t)(e + 1 - *w);
-			return 1;
-		}
-	return 0;
+	*wl = (size_t)(e + 1 - *w);
+	return 1;
 }
 
 /*
@@ -2113,77 +2185,6 @@ static int fold_target_a64(char **body, unsigned u, uint32_t k,
 	return 1;
 }
 
-/* Whether the text from @s to @e names register @r as w<r> or x<r>. */
-static int names_reg(const char *s, const char *e, int r)
-{
-	for (const char *p = s; p + 1 < e; p++) {
-		char *end;
-
-		if ((*p != 'w' && *p != 'x') ||
-		    (p > s &&
-		     (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
-		    !isdigit((unsigned char)p[1]))
-			continue;
-		if (strtol(p + 1, &end, 10) == r && end <= e &&
-		    !isalnum((unsigned char)*end))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * AArch64 line @s (up to its newline @e): its instruction's text in [*t,
- * *te) (a .inst's comment up to the original's, a helper's whole line),
- * and the original's in [*w, *we) (the same if kept).  1 if an
- * instruction, 0 if a label, -1 if anything else.
- */
-static int a64_line(const char *s, const char *e, const char **t,
-		    const char **te, const char **w, const char **we)
-{
-	const char *c, *was;
-
-	if (s[0] != '\t')
-		return s[0] == '.' || s[0] == 'g' ? 0 : -1;
-	if (strncmp(s, "\t.inst 0x", 9)) {
-		if (s[1] == '.')
-			return -1;
-		*t = *w = s + 1;
-		*te = *we = e;
-		return 1;
-	}
-	if (!(c = memmem(s, (size_t)(e - s), "\t// ", 4)))
-		return -1;
-	*t = *w = c + 4;
-	*te = *we = e;
-	if ((was = memmem(*t, (size_t)(e - *t), " (was ", 6))) {
-		*te = was;
-		*w = was + 6;
-		*we = memchr(*w, ')', (size_t)(e - *w));
-		if (!*we)
-			return -1;
-	} else if ((c = memmem(*t, (size_t)(e - *t), DBTP_GT_WALK_MARK,
-			       strlen(DBTP_GT_WALK_MARK)))) {
-		*te = *we = c;
-	}
-	return 1;
-}
-
-/* Whether instruction text @t writes w<r> or x<r> first: mnemonic one of
- * @mn, its first operand that register. */
-static int writes_first(const char *t, const char *const *mn, int r)
-{
-	char m[16], c;
-	int d, len = 0;
-
-	if (sscanf(t, "%15s %c%d%n", m, &c, &d, &len) != 3 || d != r ||
-	    (c != 'w' && c != 'x') || t[len] != ',')
-		return 0;
-	for (; *mn; mn++)
-		if (!strcmp(m, *mn))
-			return 1;
-	return 0;
-}
-
 /* A copy's switch through a table (table_parts_a64()). */
 struct a64_fold {
 	/* where its lines are: the load, the base, the add, the set-up */
@@ -2226,8 +2227,8 @@ static int table_parts_a64(char *text, uint32_t id, uint32_t n,
 	p->at[3] = (size_t)(s - text);
 	p->len[3] = (size_t)(e + 1 - s);
 	/* the add, kept */
-	if (!(e = strchr(a, '\n')) || strncmp(a, "\t.inst 0x", 9) ||
-	    a64_line(a, e, &t, &te, &w, &we) != 1 || w != t ||
+	if (!(e = strchr(a, '\n')) || a64_line(a, e, &t, &te, &w, &we) != 2 ||
+	    w != t ||
 	    sscanf(t, "add x%d, x%d, %c%d%n", &xn, &p->b, &c, &p->i, &len) !=
 		4 ||
 	    xn != p->n || (c != 'w' && c != 'x') || p->b == p->i ||
@@ -2241,30 +2242,27 @@ static int table_parts_a64(char *text, uint32_t id, uint32_t n,
 	if (!(from = strstr(text, want)) || from > a)
 		return 0;
 	for (e = a - 1; e > from && !(fl && fb); e = s - 1) {
-		int ni, nb, k;
+		int ni, nb, k, kind;
 
 		for (s = e; s > text && s[-1] != '\n'; s--)
 			;
-		if ((k = a64_line(s, e, &t, &te, &w, &we)) <= 0) {
-			if (k < 0)
+		if ((kind = a64_line(s, e, &t, &te, &w, &we)) <= 0) {
+			if (kind < 0)
 				return 0;
 			continue;
 		}
 		ni = names_reg(t, te, p->i);
 		nb = names_reg(t, te, p->b);
 		if (ni && !fl) { /* the index: loaded */
-			if ((nb && !fb) || strncmp(s, "\t.inst 0x", 9) ||
+			if ((nb && !fb) || kind != 2 ||
 			    !writes_first(t, load, p->i))
 				return 0;
 			k = 0;
 			fl = 1;
 			p->l_kept = w == t;
-			p->l_mark =
-			    memmem(s, (size_t)(e - s), DBTP_GT_WALK_MARK,
-				   strlen(DBTP_GT_WALK_MARK)) != NULL;
+			p->l_mark = has_mark(s, e);
 		} else if (nb && !fb) { /* the base: computed */
-			if (strncmp(s, "\t.inst 0x", 9) ||
-			    memchr(t, '[', (size_t)(te - t)) ||
+			if (kind != 2 || memchr(t, '[', (size_t)(te - t)) ||
 			    !writes_first(t, a64_alu, p->b))
 				return 0;
 			k = 1;
@@ -2408,8 +2406,7 @@ static int writeback_at(const char *text, const char *s, const char *e,
 	int n, len = 0, ok = 0;
 	long imm;
 
-	if (strncmp(s, "\t.inst 0x", 9) ||
-	    a64_line(s, e, &t, &te, &w, &we) != 1 || w == t ||
+	if (a64_line(s, e, &t, &te, &w, &we) != 2 || w == t ||
 	    sscanf(t, "%15s %c%n", mn, &reg, &len) != 2)
 		return 0;
 	for (int i = 0; mns[i]; i++)
@@ -2437,8 +2434,7 @@ static int writeback_at(const char *text, const char *s, const char *e,
 	wb->len = (size_t)(he + 1 - s);
 	wb->need = access_bytes(mn, reg) > 16 ? 16 : access_bytes(mn, reg);
 	wb->imm = imm;
-	wb->marked = memmem(s, (size_t)(e - s), DBTP_GT_WALK_MARK,
-			    strlen(DBTP_GT_WALK_MARK)) != NULL;
+	wb->marked = has_mark(s, e);
 	snprintf(wb->now, sizeof(wb->now), "%.*s", (int)(br - t), t);
 	snprintf(wb->was, sizeof(wb->was), "%.*s", (int)(we - w), w);
 	return 1;
@@ -4119,10 +4115,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL, *ws = NULL;
 		const struct walk_area *wa = &near_area;
-		int rnd, bc, far, walks = 0, wa64 = -1, reset, dr, unal;
-		struct dbtp_gt_a64_fn fa; /* AArch64: its registers */
-		int jreg = -1;		  /* AArch64: its tables' register */
-		unsigned joff;		  /* (at x28 + joff) */
+		int rnd, bc, far, walks = 0, reset, dr, unal;
+		/* AArch64: its registers */
+		struct dbtp_gt_a64_fn fa = {.wreg = -1, .jreg = -1};
 		uint32_t keep, most; /* passes a call without a stack reset */
 
 		if (!r->ok || seq_member(seq_head, b))
@@ -4146,9 +4141,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
-		joff = jt_at(njt) - DBTP_GT_DATA;
+		fa.joff = jt_at(njt) - DBTP_GT_DATA;
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
-					  &njt, &jreg, sum)
+					  &njt, &fa.jreg, sum)
 			     : 0;
 		for (uint32_t k = b; a64 && rnd >= 0 && k != UINT32_MAX;
 		     k = seq_next[k])
@@ -4161,8 +4156,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
 		if (walk_on) {
 			if (a64)
-				wa64 = dbtp_gt_a64_reg(st.regs, !rnd	   ? 1
-								: jreg < 0 ? 3
+				fa.wreg =
+				    dbtp_gt_a64_reg(st.regs, !rnd	   ? 1
+							     : fa.jreg < 0 ? 3
 									   : 4);
 			else
 				wg = walk_reg(rd, seq_next, b, st.regs);
@@ -4170,11 +4166,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				ws = spill_gpr(st.regs, NULL, 0);
 			wa = rd[b].far ? &far_area : &near_area;
 			walks = put_walks(m, rd, seq_next, b, body,
-					  wg ? wg->name[0] : NULL, wa64,
+					  wg ? wg->name[0] : NULL, fa.wreg,
 					  ws ? st.regs : 0, wa, sum->stat, sum);
 			if (walks <= 0) {
 				wg = ws = NULL;
-				wa64 = -1;
+				fa.wreg = -1;
 				rd[b].far = 0;
 			}
 		}
@@ -4220,9 +4216,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			seq_slots ? ", with the rest of its sequence" : "");
 		if (a64) {
 			fa.rnd = rnd > 0;
-			fa.wreg = wa64;
-			fa.jreg = jreg;
-			fa.joff = joff;
 			fa.far = far;
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
 						  &fa);
