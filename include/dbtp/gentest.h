@@ -338,6 +338,12 @@ struct dbtp_gt_rw_stats {
 	uint64_t sp_undef, sp_def;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
+	/* x86-64: the indirect jump or call that ends it goes through
+	 * register ind_reg (its own or its memory operand's index), which
+	 * instruction ind_writer - 1 wrote all of last, by a move or
+	 * arithmetic, and none since read; ind_writer 0 if not so */
+	uint32_t ind_writer;
+	int ind_reg;
 };
 
 /*

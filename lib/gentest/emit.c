@@ -1911,18 +1911,19 @@ static void put_pads(FILE *f, uint32_t id, unsigned n, int align,
 /*
  * Copy @id of block @k's indirect jump or call (@call), its last
  * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
- * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte that
- * register @sg loads, addressed with pass counter @cr: rd->rnd_ind entries
- * lead into a run of rd->rnd_pads one-byte nops put after the branch
- * (gt_t<id>_<i>, i + 1 nops before the next instruction), the others to
- * the next instruction itself: every target starts the one block that
- * runs the next instruction, as the original's targets did.  The
- * table's text, whose addresses the driver copies into the buffer, goes
- * to @jt.  1 if put, 0 if not, -1 out of memory.
+ * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte in register
+ * @idx (64-bit name), which @load ("": an instruction before) loads,
+ * addressed with the pass counter: rd->rnd_ind entries lead into a run of
+ * rd->rnd_pads one-byte nops put after the branch (gt_t<id>_<i>, i + 1
+ * nops before the next instruction), the others to the next instruction
+ * itself: every target starts the one block that runs the next
+ * instruction, as the original's targets did.  The table's text, whose
+ * addresses the driver copies into the buffer, goes to @jt.  1 if put, 0
+ * if not, -1 out of memory.
  */
 static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
-			int call, const char *cr, const struct gpr *sg,
-			uint32_t t, FILE *jt, char **text)
+			int call, const char *load, const char *idx, uint32_t t,
+			FILE *jt, char **text)
 {
 	unsigned pads = rd->rnd_pads;
 	char old[64], pad[DBTP_GT_JT_PADS][32], next[32], *line = NULL;
@@ -1934,11 +1935,8 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 		return -1;
 	slot_line(old, sizeof(old), call ? "call" : "jmp", id, n - 1);
 	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
-	fprintf(f,
-		"\tmovzx %s, byte ptr [r15 + %s + %u]\n"
-		"\t%s qword ptr [r15 + %s * 8 + %u]\n",
-		sg->name[2], cr, rand_at(id), call ? "call" : "jmp",
-		sg->name[0], jt_at(t));
+	fprintf(f, "%s\t%s qword ptr [r15 + %s * 8 + %u]\n", load,
+		call ? "call" : "jmp", idx, jt_at(t));
 	put_pads(f, id, pads, 3, pad);
 	fclose(f);
 	r = put_at(text, id, n - 1, old, line);
@@ -1946,6 +1944,77 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 	if (r > 0)
 		put_table(jt, pad, pads, rd->rnd_ind, next);
 	return r;
+}
+
+/* Text @s..@e names a part of x86-64 register @g (dbtp_gt_x86_gpr()). */
+static int names_gpr(const char *s, const char *e, int g)
+{
+	for (int w = 0; w < 5; w++) {
+		const char *n = dbtp_gt_x86_gpr(g, w), *at = s;
+		size_t l = strlen(n);
+
+		while (l && (at = memmem(at, (size_t)(e - at), n, l)) != NULL) {
+			if ((at == s || !isalnum((unsigned char)at[-1])) &&
+			    (at + l == e || !isalnum((unsigned char)at[l])))
+				return 1;
+			at += l;
+		}
+	}
+	return 0;
+}
+
+/*
+ * x86-64: copy @id's indirect jump or call (@call) through table @t with
+ * no helper, where the rewriter found that the register it goes through
+ * (@g: its own, or its memory operand's index) was last written, all of
+ * it, by instruction @w and read by none since (dbtp_gt_rw_stats'
+ * ind_reg, ind_writer): that instruction loads the random byte into @g
+ * instead, at the copy's offset from pass counter @cr, and the branch goes
+ * through the entry @g indexes (put_indirect()).  Only where the copy has
+ * that instruction in one line, and the lines up to the branch name no
+ * part of @g and mark no operand to walk (whose register a function
+ * without a free one takes from its own).  @dry: only tell, with *@kept
+ * whether that instruction was kept.  1 if put, 0 if not, -1 out of
+ * memory.
+ */
+static int fold_table(const struct rewritten *rd, uint32_t id, uint32_t n,
+		      uint32_t w, int g, int call, const char *cr, uint32_t t,
+		      FILE *jt, char **text, int dry, int *kept)
+{
+	char old[64], next[48], line[192], *a = after_label(*text, id, w);
+	const char *e, *br, *was, *we;
+	int r;
+
+	slot_line(old, sizeof(old), call ? "call" : "jmp", id, n - 1);
+	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, w + 1);
+	if (w + 1 >= n || !a || !(e = strchr(a, '\n')) ||
+	    strncmp(e + 1, next, strlen(next)) || !strncmp(a, "\t#", 2) ||
+	    !(br = after_label(*text, id, n - 1)) ||
+	    strncmp(br, old, strlen(old)) || names_gpr(e, br, g) ||
+	    memmem(e, (size_t)(br - e), DBTP_GT_WALK_MARK,
+		   strlen(DBTP_GT_WALK_MARK)))
+		return 0;
+	*kept = !strncmp(a, "\t.byte ", 7);
+	if (dry)
+		return 1;
+	/* what it was: a kept line's text after its comment sign, a
+	 * rewritten one's own */
+	was = *kept ? memchr(a, '#', (size_t)(e - a)) : a + 1;
+	if (!was)
+		return 0;
+	was += *kept ? 2 : 0;
+	we = was + strcspn(was, "\t\n");
+	snprintf(line, sizeof(line),
+		 "\tmovzx %s, byte ptr [r15 + %s + %u]\t# was %.*s\n",
+		 dbtp_gt_x86_gpr(g, 1), cr, rand_at(id), (int)(we - was), was);
+	r = put_indirect(rd, id, n, call, "", dbtp_gt_x86_gpr(g, 0), t, jt,
+			 text);
+	if (r <= 0)
+		return r;
+	a = after_label(*text, id, w);
+	e = strchr(a, '\n');
+	return splice(text, (size_t)(a - *text), (size_t)(e + 1 - a), line) ? -1
+									    : 1;
 }
 
 /*
@@ -2519,40 +2588,63 @@ static int fold_writebacks_a64(char **body, unsigned u,
 _Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
 	       "the writebacks' base: add xS, x28, #4, lsl #12 (emit-a64.c)");
 
+/* The L1 misses an execution below which a member's random test may take
+ * the place of a compare whose operand was marked to walk (fold_at()):
+ * its walks would be a few in a thousand passes. */
+#define GT_FOLD_WALK 0.01
+
 /*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
- * that one only sets flags from registers and is kept as it was (x86-64
- * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`): the test sets the flags
- * the branch reads, which that one would have set for nothing.  Not where
- * the branch was cut (cut_last()).  1 if put, 0 if not, -1 out of memory.
+ * that one only sets flags, from registers and kept as it was (x86-64
+ * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`) or (x86-64) from the data
+ * area, rewritten, its operand marked to walk only if @marked: the test
+ * sets the flags the branch reads, which that one would have set for
+ * nothing, reading memory where it did.  Not where the branch was cut
+ * (cut_last()).  1 if put in place of a kept one, 2 of a rewritten one, 3
+ * of a marked one, 0 if not, -1 out of memory.
  */
 static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
-		   int a64)
+		   int a64, int marked)
 {
 	static const char *const x86[] = {"cmp ", "test ", NULL},
 				 *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	const char *const *mn = a64 ? arm : x86;
-	char next[48], *at = after_label(*text, id, i), *end, *op;
+	size_t ml = strlen(DBTP_GT_WALK_MARK);
+	char next[48], *at = after_label(*text, id, i), *end, *op, *c;
+	int kept, mark = 0;
 
 	/* one line, then the branch's label with the branch after it */
 	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
 	if (!at || !(end = strchr(at, '\n')) ||
 	    strncmp(++end, next, strlen(next)) || !end[strlen(next)])
 		return 0;
-	/* the original encoding, with its text after the comment */
-	if (strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7) ||
-	    !(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
-	    memchr(op, '[', (size_t)(end - op)) ||
-	    memchr(op, '(', (size_t)(end - op))) /* AArch64 "(was ...)" */
+	/* the original encoding, with its text after the comment; or the
+	 * rewritten instruction on the data area, unmarked */
+	kept = !strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7);
+	if (kept) {
+		if (!(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
+		    memchr(op, '[', (size_t)(end - op)) ||
+		    memchr(op, '(', (size_t)(end - op))) /* "(was ...)" */
+			return 0;
+		op += a64 ? 3 : 2;
+	} else if (a64 || !memmem(at, (size_t)(end - at), "[r15 + ", 7)) {
 		return 0;
-	op += a64 ? 3 : 2;
+	} else {
+		c = memchr(at, '#', (size_t)(end - at));
+		mark = c && c - 1 + ml + 1 == end &&
+		       !strncmp(c - 1, DBTP_GT_WALK_MARK, ml);
+		if (c && (!mark || !marked))
+			return 0;
+		op = at + 1;
+	}
 	for (; *mn; mn++)
 		if (!strncmp(op, *mn, strlen(*mn)))
 			return splice(text, (size_t)(at - *text),
 				      (size_t)(end - at), line)
 				   ? -1
-				   : 1;
+			       : kept ? 1
+				      : 2 + mark;
 	return 0;
 }
 
@@ -2607,8 +2699,17 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		const struct dbtp_gt_block *bl = blk(m, k);
 		int swk = a64 && rd[k].rnd_ind &&
 			  switch_a64(body, u, k, bl->ninsns, &sw);
-		int any = 0, folded = 0,
-		    ind = rd[k].rnd_ind && (a64 || sg) &&
+		const struct dbtp_gt_rw_stats *bs = &sum->stat[k];
+		int call = rd[k].last == DBTP_BR_CALL, fkept = 0;
+		/* x86-64: the table in the place of the instruction that
+		 * writes the branch's register (decided on the first copy) */
+		int fx =
+		    !a64 && rd[k].rnd_ind && bs->ind_writer &&
+		    fold_table(&rd[k], k * DBTP_GT_MAX_UNROLL, bl->ninsns,
+			       bs->ind_writer - 1, bs->ind_reg, call,
+			       cg->name[0], 0, NULL, &body[0], 1, &fkept) > 0;
+		int any = 0, folded = 0, mfold = 0, mmark = 0,
+		    ind = rd[k].rnd_ind && (a64 || sg || fx) &&
 			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;
 
 		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
@@ -2620,18 +2721,30 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				r = put_switch_a64(&rd[k], id, bl->ninsns, pr,
 						   njt, jt, &body[j]);
 				*njt += r > 0;
-			} else if (ind) {
-				r = a64 ? put_indirect_a64(
-					      &rd[k], id, bl->ninsns, lr, pr,
-					      jr, t0, *njt, jt, &body[j])
-					: put_indirect(&rd[k], id, bl->ninsns,
-						       rd[k].last ==
-							   DBTP_BR_CALL,
-						       cg->name[0], sg, *njt,
-						       jt, &body[j]);
+			} else if (ind && fx) {
+				int kept;
+
+				r = fold_table(&rd[k], id, bl->ninsns,
+					       bs->ind_writer - 1, bs->ind_reg,
+					       call, cg->name[0], *njt, jt,
+					       &body[j], 0, &kept);
+				*njt += r > 0;
+			} else if (ind && a64) {
+				r = put_indirect_a64(&rd[k], id, bl->ninsns, lr,
+						     pr, jr, t0, *njt, jt,
+						     &body[j]);
 				*njt += r > 0;
 				if (r > 0)
 					*jreg = jr;
+			} else if (ind) {
+				snprintf(line, sizeof(line),
+					 "\tmovzx %s, byte ptr [r15 + %s + "
+					 "%u]\n",
+					 sg->name[2], cg->name[0], rand_at(id));
+				r = put_indirect(&rd[k], id, bl->ninsns, call,
+						 line, sg->name[0], *njt, jt,
+						 &body[j]);
+				*njt += r > 0;
 			} else {
 				if (a64)
 					snprintf(line, sizeof(line),
@@ -2649,15 +2762,19 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				r = 0;
 				if (bl->ninsns >= 2)
 					r = fold_at(&body[j], id,
-						    bl->ninsns - 2, line, a64);
-				folded |= r > 0;
+						    bl->ninsns - 2, line, a64,
+						    rd[k].walk < GT_FOLD_WALK &&
+							!bl->unaligned);
+				folded |= r == 1;
+				mfold |= r >= 2;
+				mmark |= r == 3;
 				if (!r)
 					r = put_at(&body[j], id, bl->ninsns - 1,
 						   "", line);
 			}
 			if (r < 0)
 				return -1;
-			any |= r;
+			any |= r > 0;
 		}
 		/* 2: indirect (count_blocks()); a folded test takes the place
 		 * of a kept instruction; AArch64: two helpers, or three or
@@ -2668,10 +2785,13 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			folded = 1 + sw.l_kept + sw.b_kept;
 			sum->stat[k].helpers--;
 			sum->stat[k].walkable -= (uint32_t)sw.l_mark;
+		} else if (any && fx) { /* no helper; the writer rewritten */
+			folded = fkept;
 		} else {
 			sum->stat[k].helpers +=
 			    (uint32_t)any * (a64 ? 2 + (ind && jr < 0) : 1) -
-			    (uint32_t)folded;
+			    (uint32_t)(folded + mfold);
+			sum->stat[k].walkable -= (uint32_t)mmark;
 		}
 		sum->stat[k].n[DBTP_GT_KEPT] -= (uint32_t)folded;
 		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;

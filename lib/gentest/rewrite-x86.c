@@ -64,37 +64,138 @@ static int is_rsp(unsigned r)
 	return is_reg(r, X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL);
 }
 
-/* The general-purpose register (0 rax .. 15 r15, in encoding order) that
- * register @r is part of, or -1. */
-static int gpr_of(csh cs, unsigned r)
+/* Each general-purpose register's names: 64-, 32-, 16-bit, low and high
+ * byte (rsp .. r15 have no high byte). */
+static const char *const fam[16][5] = {
+    {"rax", "eax", "ax", "al", "ah"},	 {"rcx", "ecx", "cx", "cl", "ch"},
+    {"rdx", "edx", "dx", "dl", "dh"},	 {"rbx", "ebx", "bx", "bl", "bh"},
+    {"rsp", "esp", "sp", "spl", ""},	 {"rbp", "ebp", "bp", "bpl", ""},
+    {"rsi", "esi", "si", "sil", ""},	 {"rdi", "edi", "di", "dil", ""},
+    {"r8", "r8d", "r8w", "r8b", ""},	 {"r9", "r9d", "r9w", "r9b", ""},
+    {"r10", "r10d", "r10w", "r10b", ""}, {"r11", "r11d", "r11w", "r11b", ""},
+    {"r12", "r12d", "r12w", "r12b", ""}, {"r13", "r13d", "r13w", "r13b", ""},
+    {"r14", "r14d", "r14w", "r14b", ""}, {"r15", "r15d", "r15w", "r15b", ""},
+};
+
+const char *dbtp_gt_x86_gpr(int g, int w)
 {
-	static const char *const fam[16][5] = {
-	    {"rax", "eax", "ax", "al", "ah"},
-	    {"rcx", "ecx", "cx", "cl", "ch"},
-	    {"rdx", "edx", "dx", "dl", "dh"},
-	    {"rbx", "ebx", "bx", "bl", "bh"},
-	    {"rsp", "esp", "sp", "spl", ""},
-	    {"rbp", "ebp", "bp", "bpl", ""},
-	    {"rsi", "esi", "si", "sil", ""},
-	    {"rdi", "edi", "di", "dil", ""},
-	    {"r8", "r8d", "r8w", "r8b", ""},
-	    {"r9", "r9d", "r9w", "r9b", ""},
-	    {"r10", "r10d", "r10w", "r10b", ""},
-	    {"r11", "r11d", "r11w", "r11b", ""},
-	    {"r12", "r12d", "r12w", "r12b", ""},
-	    {"r13", "r13d", "r13w", "r13b", ""},
-	    {"r14", "r14d", "r14w", "r14b", ""},
-	    {"r15", "r15d", "r15w", "r15b", ""},
-	};
+	return g >= 0 && g < 16 && w >= 0 && w < 5 ? fam[g][w] : "";
+}
+
+/* The general-purpose register (0 rax .. 15 r15, in encoding order) that
+ * register @r is part of, or -1; in *@w (if not NULL) which of its names
+ * (dbtp_gt_x86_gpr()) @r is. */
+static int gpr_name(csh cs, unsigned r, int *w)
+{
 	const char *n = cs_reg_name(cs, r);
 
 	if (!n)
 		return -1;
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 5; j++)
-			if (fam[i][j][0] && !strcmp(n, fam[i][j]))
+			if (fam[i][j][0] && !strcmp(n, fam[i][j])) {
+				if (w)
+					*w = j;
 				return i;
+			}
 	return -1;
+}
+
+static int gpr_of(csh cs, unsigned r)
+{
+	return gpr_name(cs, r, NULL);
+}
+
+/*
+ * Instruction @in (of registers written @ww, @nw) writes all of
+ * general-purpose register @g (its 64- or 32-bit name, first operand) and
+ * nothing else but the flags, by a move or arithmetic that a load of a
+ * random byte into it can take the place of (emit.c, fold_table()).
+ */
+static int whole_write(csh cs, const cs_insn *in, const cs_regs ww, uint8_t nw,
+		       int g)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int w = -1;
+
+	switch (in->id) {
+	case X86_INS_MOV:
+	case X86_INS_MOVSXD:
+	case X86_INS_MOVZX:
+	case X86_INS_MOVSX:
+	case X86_INS_LEA:
+	case X86_INS_ADD:
+	case X86_INS_SUB:
+	case X86_INS_AND:
+	case X86_INS_OR:
+	case X86_INS_XOR:
+		break;
+	default:
+		return 0;
+	}
+	if (x->op_count != 2 || x->prefix[0] ||
+	    x->operands[0].type != X86_OP_REG ||
+	    gpr_name(cs, x->operands[0].reg, &w) != g || w > 1)
+		return 0;
+	for (uint8_t i = 0; i < nw; i++)
+		if (ww[i] != X86_REG_EFLAGS && ww[i] != x->operands[0].reg)
+			return 0;
+	return 1;
+}
+
+/* The register an indirect jump or call @in goes through: its register
+ * operand, 64-bit, or its memory operand's index (no segment); -1 if
+ * none (rsp, r15) or not such a branch. */
+static int branch_reg(csh cs, const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *o = &x->operands[0];
+	int w = -1, g;
+
+	if ((in->id != X86_INS_JMP && in->id != X86_INS_CALL) ||
+	    x->op_count != 1)
+		return -1;
+	if (o->type == X86_OP_REG)
+		g = gpr_name(cs, o->reg, &w);
+	else if (o->type == X86_OP_MEM && o->mem.segment == X86_REG_INVALID &&
+		 o->mem.index != X86_REG_INVALID)
+		g = gpr_name(cs, o->mem.index, &w);
+	else
+		return -1;
+	return w == 0 && g != 4 && g != 15 ? g : -1;
+}
+
+/* The instruction (+ 1) that last wrote each general-purpose register so
+ * far in a block, whether all of it (whole_write()) and whether one since
+ * read it. */
+struct last_writes {
+	uint32_t at[16];
+	uint8_t whole[16], read[16];
+};
+
+/* Instruction @k (@in, registers read @rr and written @ww) in @lw; if it
+ * is the block's indirect branch through a register that an instruction
+ * before wrote all of and none since read, notes both in @st. */
+static void note_access(struct last_writes *lw, csh cs, const cs_insn *in,
+			const cs_regs rr, uint8_t nr, const cs_regs ww,
+			uint8_t nw, uint32_t k, struct dbtp_gt_rw_stats *st)
+{
+	int g = branch_reg(cs, in);
+
+	if (g >= 0 && lw->at[g] && lw->whole[g] && !lw->read[g]) {
+		st->ind_reg = g;
+		st->ind_writer = lw->at[g];
+	}
+	for (uint8_t i = 0; i < nr; i++)
+		if ((g = gpr_of(cs, rr[i])) >= 0)
+			lw->read[g == 15 ? 14 : g] = 1;
+	for (uint8_t i = 0; i < nw; i++)
+		if ((g = gpr_of(cs, ww[i])) >= 0) {
+			g = g == 15 ? 14 : g; /* renamed */
+			lw->at[g] = k + 1;
+			lw->read[g] = 0;
+			lw->whole[g] = (uint8_t)whole_write(cs, in, ww, nw, g);
+		}
 }
 
 /* Instructions that cannot run safely in user mode outside the program. */
@@ -526,6 +627,8 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	cs_insn *in = rw->insn;
 	char ops[512];
 
+	struct last_writes lw = {{0}, {0}, {0}};
+
 	memset(st, 0, sizeof(*st));
 	st->sp_exact = 1;
 	for (uint32_t k = 0; k < ninsns; k++) {
@@ -601,7 +704,9 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				high8 |= is_reg(ww[i], X86_REG_AH, X86_REG_BH,
 						X86_REG_CH, X86_REG_DH);
 			}
+			note_access(&lw, rw->cs, in, rr, nr, ww, nw, k, st);
 		} else {
+			memset(lw.whole, 0, sizeof(lw.whole));
 			st->regs = 0xffff; /* unknown: all */
 			st->moves_sp = 1;
 			st->sp_bound = UINT32_MAX;

@@ -31,6 +31,10 @@ int dbtp_gt_rw_a64(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		   uint64_t vaddr, FILE *f, FILE *slots,
 		   struct dbtp_gt_rw_stats *st, dbtp_err *err);
 
+/* x86-64: general-purpose register @g's (0 rax .. 15 r15) name @w: 0 its
+ * 64-bit, 1 32-bit, 2 16-bit, 3 low byte, 4 high byte ("" if none). */
+const char *dbtp_gt_x86_gpr(int g, int w);
+
 /*
  * x86-64: a pop of @size bytes read the stack at @at bytes above where
  * @st's block (or, after a reset in it, the private stack's middle)
