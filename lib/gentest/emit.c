@@ -2589,8 +2589,9 @@ _Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
 	       "the writebacks' base: add xS, x28, #4, lsl #12 (emit-a64.c)");
 
 /* The L1 misses an execution below which a member's random test may take
- * the place of a compare whose operand was marked to walk (fold_at()):
- * its walks would be a few in a thousand passes. */
+ * the place of a compare whose operand was marked to walk (fold_at())
+ * though its other operands could not walk them all: those walks would
+ * be a few in a thousand passes. */
 #define GT_FOLD_WALK 0.01
 
 /*
@@ -2708,6 +2709,10 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		    fold_table(&rd[k], k * DBTP_GT_MAX_UNROLL, bl->ninsns,
 			       bs->ind_writer - 1, bs->ind_reg, call,
 			       cg->name[0], 0, NULL, &body[0], 1, &fkept) > 0;
+		/* a compare marked to walk: its misses walked by the
+		 * block's other operands, or few */
+		int marked = !bl->unaligned && (rd[k].walk < GT_FOLD_WALK ||
+						rd[k].walk + 1 <= bs->walkable);
 		int any = 0, folded = 0, mfold = 0, mmark = 0,
 		    ind = rd[k].rnd_ind && (a64 || sg || fx) &&
 			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;
@@ -2763,8 +2768,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				if (bl->ninsns >= 2)
 					r = fold_at(&body[j], id,
 						    bl->ninsns - 2, line, a64,
-						    rd[k].walk < GT_FOLD_WALK &&
-							!bl->unaligned);
+						    marked);
 				folded |= r == 1;
 				mfold |= r >= 2;
 				mmark |= r == 3;

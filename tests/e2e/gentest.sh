@@ -917,6 +917,22 @@ eq "L2 misses in the profile: the loop's" 19999 \
 eq "L1 misses: walked at T=1, the blocks' walks times executions" \
 	"$(jq '[.block_outcomes[] | .executions * .walks] | add | round' <<<"$j")" "$(jq .l1_misses_walked <<<"$j")"
 contains "L1 misses: the summary" "L1 data cache misses at T=1: " "$(cat "$T/l1.sum")"
+# A random branch after a compare of memory marked to walk: the random
+# test takes the compare's place where the block's other operands can
+# walk its misses (a load from a new line every time, then a store and
+# the compare on that line), and they walk them all, the counts exact.
+cat >"$T/l1r.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + l1buf]\n"
+	"\tmov edi, 20000\n\tmov ebx, 1\n\txor ecx, ecx\n"
+	".Lm:\n\timul ebx, ebx, 0x41c64e6d\n\tadd ebx, 0x3039\n"
+	"\tmov rax, qword ptr [rsi]\n\tmov dword ptr [rsi + 8], ebx\n"
+	"\tadd rsi, 64\n\ttest byte ptr [rsi - 54], 0x10\n\tjne .Ls\n"
+	"\tadd ecx, 1\n.Ls:\n\tsub edi, 1\n\tjnz .Lm\n\txor eax, eax\n"
+	"\tpop rbx\n\tret\n\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 1280000\n\t.text\n");
+EOF2
+mem_guest l1r "$T/l1r.c"
+eq "l1r: the random block's executions, misses, helpers, walks" "19999 19999 0 1" \
+	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1r.trace" | jq -r '[.block_outcomes[] | select(.random) | .executions, .l1_misses, .helpers, .walks] | join(" ")')"
 # Its misses all missed the L2 as well, but fewer than the far walks'
 # minimum (65,536 a profile): it walks near.
 eq "L2 misses, too few to walk far: the loop walks near" "false 19999 0" \
