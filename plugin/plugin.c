@@ -96,10 +96,12 @@ static __thread struct cthr *tls_cthr
     __attribute__((tls_model("initial-exec")));
 static qemu_plugin_id_t plugin_id;
 /* cache=on: by id, the writer thread's: the tally, and with cache_sample
- * the block's executions and those whose accesses were tallied. */
+ * the block's executions past its threads' first phases and those of them
+ * whose accesses were tallied, and apart the tally and executions of
+ * those first phases (all tallied: tally_of()). */
 struct blk_cache {
-	struct dbtp_cache_tally tally;
-	uint64_t execs, tallied;
+	struct dbtp_cache_tally tally, first;
+	uint64_t execs, tallied, fexecs;
 };
 static struct blk_cache *bc_pages[MAX_PAGES];
 static uint32_t nblk;	      /* ids handed out */
@@ -222,12 +224,15 @@ static int cache_on; /* cache=on */
  * was tallied in.  Each thread's phases are its own, so that its tallies
  * do not depend on how the threads interleave; its first phase without
  * is longer by a share of it that its number gives, so that threads that
- * run alike do not sample the same parts of their work.
+ * run alike do not sample the same parts of their work.  The first phase,
+ * whose caches start cold as the thread's do, is not scaled (tally_of()).
  */
 static uint64_t sample_n = 1, sample_phase = 10000000, sample_warm;
 #define SAMPLE_WARM (UINT64_C(1) << 20)
-/* on a block id in a BLOCK word: its execution recorded its accesses */
+/* on a block id in a BLOCK word: its execution recorded its accesses; in
+ * its thread's first phase */
 #define SAMPLED_FLAG (UINT64_C(1) << 40)
+#define FIRST_FLAG (UINT64_C(1) << 41)
 static long flush_ms = 20; /* idle writer encodes what threads published */
 static uint64_t bbv_interval = 100000000; /* bbv mode */
 static int bbv_rep_insn;		  /* bbv mode: rep counted once */
@@ -701,17 +706,24 @@ static struct blk_cache *bc_at(uint32_t id)
 /*
  * cache_sample: count the execution of BLOCK word @word of thread @t for its
  * block (whose tally becomes the thread's), and whether its accesses are
- * tallied: recorded (SAMPLED_FLAG), and past the warm-up that follows a
- * phase without.  Returns the word without the flag.  Writer thread.
+ * tallied: in the thread's first phase (FIRST_FLAG), all, apart; else if
+ * recorded (SAMPLED_FLAG) and past the warm-up that follows a phase
+ * without.  Returns the word without the flags.  Writer thread.
  */
 static uint64_t sample_block(struct thr *t, uint64_t word)
 {
-	const uint64_t flag = SAMPLED_FLAG << 2;
-	struct blk_cache *bc = bc_at((uint32_t)(word >> 2));
+	const uint64_t flag = SAMPLED_FLAG << 2, first = FIRST_FLAG << 2;
+	struct blk_cache *bc = bc_at((uint32_t)((word & ~first) >> 2));
 
+	t->ccount = 0;
+	if (word & first) {
+		t->ctally = &bc->first;
+		bc->fexecs++;
+		t->ccount = 1;
+		return word & ~(flag | first);
+	}
 	t->ctally = &bc->tally;
 	bc->execs++;
-	t->ccount = 0;
 	if (!(word & flag)) {
 		t->cgap = 1;
 		return word;
@@ -1214,8 +1226,10 @@ static void on_tb_exec_sampled(unsigned int vcpu, void *udata)
 		}
 	}
 	t->sleft--;
-	on_tb_exec(vcpu,
-		   (void *)((uintptr_t)udata | (t->live ? SAMPLED_FLAG : 0)));
+	on_tb_exec(vcpu, (void *)((uintptr_t)udata |
+				  (!t->live    ? 0
+				   : t->cycled ? SAMPLED_FLAG
+					       : SAMPLED_FLAG | FIRST_FLAG)));
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info,
@@ -1711,9 +1725,12 @@ static void write_sampled(void)
 	uint64_t n = 0;
 
 	for (uint32_t id = 0; id < nblk; id++)
-		if (bc_pages[id / PAGE_BLOCKS])
-			n += bc_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS]
-				 .tallied;
+		if (bc_pages[id / PAGE_BLOCKS]) {
+			const struct blk_cache *bc =
+			    &bc_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
+
+			n += bc->tallied + bc->fexecs;
+		}
 	ebuf.len = 0;
 	if (put_kv_u64(&ebuf, "cache_tallied", n) ||
 	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, zctx,
@@ -1727,13 +1744,19 @@ static uint64_t scale(uint64_t x, uint64_t num, uint64_t den)
 	return (uint64_t)(((unsigned __int128)x * num + den / 2) / den);
 }
 
-/* Block @id's tally as written; with cache_sample scaled by its executions
- * over those tallied (the same factor for every field, so l2 <= l1 and
- * unaligned <= ops hold), none for a block never tallied. */
+/* Block @id's tally as written; with cache_sample its threads' first
+ * phases' as they were (their caches started cold, as the threads' did:
+ * scaled, the misses of a start would count many times), and the rest's
+ * scaled by its executions over those tallied, or if none was, the first
+ * phases' by all executions over theirs (one factor for every field, so
+ * that l2 <= l1 and unaligned <= ops hold); none for a block never
+ * tallied. */
 static const struct dbtp_cache_tally *tally_of(void *ctx, uint32_t id)
 {
 	static struct dbtp_cache_tally out;
 	const struct blk_cache *bc;
+	const struct dbtp_cache_tally *t;
+	uint64_t num, den;
 
 	(void)ctx;
 	if (!bc_pages[id / PAGE_BLOCKS])
@@ -1741,12 +1764,21 @@ static const struct dbtp_cache_tally *tally_of(void *ctx, uint32_t id)
 	bc = &bc_pages[id / PAGE_BLOCKS][id % PAGE_BLOCKS];
 	if (sample_n == 1)
 		return &bc->tally;
-	if (!bc->tallied)
+	if (!bc->tallied && !bc->fexecs)
 		return NULL;
-	out.ops = scale(bc->tally.ops, bc->execs, bc->tallied);
-	out.l1 = scale(bc->tally.l1, bc->execs, bc->tallied);
-	out.l2 = scale(bc->tally.l2, bc->execs, bc->tallied);
-	out.unaligned = scale(bc->tally.unaligned, bc->execs, bc->tallied);
+	t = bc->tallied ? &bc->tally : &bc->first;
+	num = bc->tallied ? bc->execs : bc->execs + bc->fexecs;
+	den = bc->tallied ? bc->tallied : bc->fexecs;
+	out.ops = scale(t->ops, num, den);
+	out.l1 = scale(t->l1, num, den);
+	out.l2 = scale(t->l2, num, den);
+	out.unaligned = scale(t->unaligned, num, den);
+	if (bc->tallied) {
+		out.ops += bc->first.ops;
+		out.l1 += bc->first.l1;
+		out.l2 += bc->first.l2;
+		out.unaligned += bc->first.unaligned;
+	}
 	return &out;
 }
 

@@ -186,6 +186,33 @@ for t in w2s w2s2; do
 done
 eq "--cache-sample: the tallies again" "" "$(cmp "$T/w2s.bya" "$T/w2s2.bya" 2>&1)"
 eq "--cache-sample: as many tallied again" "$nt" "$(js "$T/w2s2.trace" .cache_tallied)"
+# A thread's first phase is tallied as it ran, not scaled: its caches
+# start cold as the thread's do, and its misses happen once.  A walk of
+# 2,000 new lines, all in the first phase of 4,096 block executions, then
+# 40 walks of 20,000 loads of one line in the same loop block: the
+# estimates are --cache's (scaled with the rest, 6,627 misses).
+cat >"$T/cold.c" <<'EOF'
+void walk(const char *p, int n, long step);
+__asm__(".text\n.globl walk\nwalk:\n\tmov rcx, rsi\n.globl walk_loop\nwalk_loop:\n"
+	"\tmov eax, dword ptr [rdi]\n\tadd rdi, rdx\n\tsub ecx, 1\n"
+	"\tjnz walk_loop\n\tret\n");
+static char big[2000 * 64] __attribute__((aligned(64)));
+int main(void)
+{
+	walk(big, 2000, 64);
+	for (int i = 0; i < 40; i++)
+		walk(big, 20000, 0);
+	return 0;
+}
+EOF
+${CC_GUEST:-cc} -O2 -static -masm=intel -o "$T/cold" "$T/cold.c"
+a=$(nm "$T/cold" | awk '$3 == "walk_loop" { print $1 }' | sed 's/^0*/0x/')
+for o in "--cache" "--cache-sample 3 --cache-phase 4096"; do
+	# shellcheck disable=SC2086
+	"$DBTPROF" record -q $o -o "$T/cold.trace" -- "$T/cold"
+	"$DBTPROF" dump "$T/cold.trace" | awk -v a="$a" '$1 == "cache" && $3 == a { print $5, $7, $9, $11 }'
+done >"$T/cold.tally"
+eq "--cache-sample: a cold start as it ran" "801959 1999 1999 0|801959 1999 1999 0" "$(paste -sd'|' "$T/cold.tally")"
 # Threads that lock and wait across phases (a libc program with four).
 "$DBTPROF" record -q --cache-sample 3 --cache-phase 4096 -o "$T/mts.trace" -- "$G/c/mt" >/dev/null
 eq "--cache-sample: four threads, run whole" "true exited 0" \

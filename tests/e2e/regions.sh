@@ -101,8 +101,10 @@ contains "count mode message" "a count-mode trace has no block stream" \
 	"$("$DBTPROF" regions "$T/count.trace" 2>&1)"
 eq "stdin" 1 "$(status "$DBTPROF" regions - <"$T/loop.trace")"
 eq "missing" 1 "$(status "$DBTPROF" regions "$T/nope.trace")"
+# (cut inside the last record: a cut between two records, where the
+# threads' chunks may end, is a recording cut short, read with a warning)
 sz=$(stat -c %s "$T/th.trace")
-head -c $((sz / 2 + 7)) "$T/th.trace" >"$T/cut.trace"
+head -c $((sz - 7)) "$T/th.trace" >"$T/cut.trace"
 eq "truncated" 1 "$(status "$DBTPROF" regions "$T/cut.trace")"
 eq "truncated: one line" 1 "$("$DBTPROF" regions "$T/cut.trace" 2>&1 | wc -l)"
 for bad in "-t foo" "-t net,bogus" "--threshold 0" "--threshold net=x" \
