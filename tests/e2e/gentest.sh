@@ -764,7 +764,9 @@ tab:	.quad	a0, a1, b0, b1, c0, c1
 EOF2
 $CC -nostdlib -static -o "$T/xjto" "$T/xjt.S"
 exact "$T/xjto" xjt
-# (b's jump ends two blocks: a1 runs on into a9; so does c1 into c9)
+# (b, c and d end two blocks each: a1 runs on into a9, b1 into b9, c1
+# into c9; the helper's free register is one of r10 to r14, left out
+# below)
 eq "table folds: helpers of the random blocks" "0,0,0,0,0,1,1" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xjt.trace" |
 	jq -r '[.block_outcomes[] | select(.random) | .helpers] | sort | join(",")')"
 eq "table folds: what the random bytes' loads were" "and ecx, 1|mov rax, qword ptr [r15 + 4096]" \
