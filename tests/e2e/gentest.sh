@@ -713,8 +713,9 @@ fi
 # through (its own, or its memory operand's index) was last written, all
 # of it, by a move or arithmetic that nothing read since, that
 # instruction loads the random byte (a, c); where one read it since (b),
-# a free register loads it, a helper.  A compare of memory right before a
-# random branch gives the random test its place (d).  Counts exact.
+# or wrote it without naming it (e: lodsq), a free register loads it, a
+# helper.  A compare of memory right before a random branch gives the
+# random test its place (d).  Counts exact.
 cat >"$T/xjt.S" <<'EOF2'
 	.intel_syntax noprefix
 	.text
@@ -753,21 +754,31 @@ c9:	mov	dword ptr [rsp - 16], ebx
 	test	byte ptr [rsp - 14], 0x10
 	jne	d1
 	inc	r9d
-d1:	sub	r12d, 1
+d1:	mov	eax, ebx
+	mov	ecx, ebx
+	shr	ecx, 19
+	and	ecx, 1
+	lea	rsi, [r13 + rcx * 8 + 48]
+	lodsq
+	jmp	rax
+e0:	inc	r11d
+	jmp	e9
+e1:	xor	r11d, ebx
+e9:	sub	r12d, 1
 	jne	1b
 	mov	eax, 60
 	xor	edi, edi
 	syscall
 	.section .rodata
 	.p2align 3
-tab:	.quad	a0, a1, b0, b1, c0, c1
+tab:	.quad	a0, a1, b0, b1, c0, c1, e0, e1
 EOF2
 $CC -nostdlib -static -o "$T/xjto" "$T/xjt.S"
 exact "$T/xjto" xjt
-# (b, c and d end two blocks each: a1 runs on into a9, b1 into b9, c1
-# into c9; the helper's free register is one of r10 to r14, left out
-# below)
-eq "table folds: helpers of the random blocks" "0,0,0,0,0,1,1" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xjt.trace" |
+# (b, c, d and e end two blocks each: a1 runs on into a9, b1 into b9, c1
+# into c9, the block of inc r9d into d1; e's lodsq has a helper of its
+# own; the helpers' free register is one of r10 to r14, left out below)
+eq "table folds: helpers of the random blocks" "0,0,0,0,0,1,1,2,2" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xjt.trace" |
 	jq -r '[.block_outcomes[] | select(.random) | .helpers] | sort | join(",")')"
 eq "table folds: what the random bytes' loads were" "and ecx, 1|mov rax, qword ptr [r15 + 4096]" \
 	"$(sed -n 's/.*\\tmovzx [a-z0-9]*, byte ptr \[r15 + r[0-9a-z]* + [0-9]*\]\\t# was \(.*\)\\n"$/\1/p' "$T/xjt.c" | sort -u | paste -sd'|')"
