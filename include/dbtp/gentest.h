@@ -344,6 +344,9 @@ struct dbtp_gt_rw_stats {
 	 * arithmetic, and none since read; ind_writer 0 if not so */
 	uint32_t ind_writer;
 	int ind_reg;
+	/* AArch64: names one of v8..v15, whose low halves d8..d15 a callee
+	 * saves, or may (an instruction whose registers are not known) */
+	int uses_v8_15;
 };
 
 /*

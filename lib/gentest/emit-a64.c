@@ -4,7 +4,8 @@
  * (dbtp/gentest.h, doc/dbtprof-gentest.md): the same frame as emit.c's
  * x86-64 one, in AArch64 assembly.
  *
- * gt_b<k>(buf, n) saves the callee-saved registers (x19-x30, d8-d15) and
+ * gt_b<k>(buf, n) saves the callee-saved registers it may write (of
+ * x19-x28 and d8-d15; x29 and x30 always) and
  * the host stack pointer (in the buffer), points x28 at the data area and
  * sp at the private stack, and enters the copies of the block
  * Duff's-device style at copy (-n mod u), so that exactly n copies run;
@@ -43,6 +44,23 @@ int dbtp_gt_a64_reg(uint32_t regs, int k)
 	return -1;
 }
 
+/* Whether pair @i of the callee-saved registers (x19 and x20 .. x27 and
+ * x28, then d8 and d9 .. d14 and d15) is one the function may write: a
+ * register of its blocks' or of those it takes itself (dbtp_gt_a64_reg()
+ * 0 to 5, x28), d8..d15 where a block may name v8..v15. */
+static int writes_pair(const struct dbtp_gt_rw_stats *st, int i)
+{
+	uint32_t used = st->regs | 1u << 28;
+
+	for (int k = 0; k < 6; k++) {
+		int r = dbtp_gt_a64_reg(st->regs, k);
+
+		if (r >= 0)
+			used |= 1u << r;
+	}
+	return i < 5 ? (used >> (19 + 2 * i) & 3) != 0 : st->uses_v8_15;
+}
+
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			       char *const *body, const char *slots,
 			       const struct dbtp_gt_rw_stats *st,
@@ -68,7 +86,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tmov x29, sp\n",
 		id, id, id, id, 16 * (nsave + 1));
 	for (int i = 0; i < nsave; i++)
-		fprintf(f, "\tstp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
+		if (writes_pair(st, i))
+			fprintf(f, "\tstp %s, [sp, #%d]\n", save[i],
+				16 * (i + 1));
 	fprintf(f,
 		"\tmsr fpcr, xzr\n"
 		"\tmov x9, sp\n"
@@ -148,7 +168,9 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tmsr fpcr, xzr\n",
 		DBTP_GT_SLOT_RSP);
 	for (int i = nsave - 1; i >= 0; i--)
-		fprintf(f, "\tldp %s, [sp, #%d]\n", save[i], 16 * (i + 1));
+		if (writes_pair(st, i))
+			fprintf(f, "\tldp %s, [sp, #%d]\n", save[i],
+				16 * (i + 1));
 	fprintf(f,
 		"\tldp x29, x30, [sp], #%d\n"
 		"\tret\n"

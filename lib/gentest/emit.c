@@ -3803,6 +3803,7 @@ static int sequence_text(const dbtp_gt_model *m, const struct rewritten *rd,
 		fputs(rd[k].slots, s);
 		st->regs |= stat[k].regs;
 		st->uses_avx |= stat[k].uses_avx;
+		st->uses_v8_15 |= stat[k].uses_v8_15;
 		st->uses_x87 |= stat[k].uses_x87;
 		st->moves_sp |= stat[k].moves_sp;
 	}

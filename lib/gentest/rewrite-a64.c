@@ -848,6 +848,13 @@ static void one(struct ctx *c, uint32_t w)
 {
 	uint32_t regs = regs_of(c);
 
+	/* FP/SIMD or SVE data processing, a load or store of SIMD registers,
+	 * SVE memory: may name v8..v15 (and so d8..d15, callee-saved) */
+	c->st->uses_v8_15 |=
+	    (w & 0x0e000000u) == 0x0e000000u ||
+	    (w & 0x1e000000u) == 0x04000000u ||
+	    ((w & 0x0a000000u) == 0x08000000u && bits(w, 26, 1));
+
 	if (c->decoded &&
 	    dbtp_gt_fp_insn(DBTP_ARCH_AARCH64, c->rw->insn->mnemonic)) {
 		c->st->fp++;
