@@ -713,7 +713,7 @@ static struct blk_cache *bc_at(uint32_t id)
 static uint64_t sample_block(struct thr *t, uint64_t word)
 {
 	const uint64_t flag = SAMPLED_FLAG << 2, first = FIRST_FLAG << 2;
-	struct blk_cache *bc = bc_at((uint32_t)((word & ~first) >> 2));
+	struct blk_cache *bc = bc_at((uint32_t)(word >> 2));
 
 	t->ccount = 0;
 	if (word & first) {

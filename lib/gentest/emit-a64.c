@@ -44,13 +44,14 @@ int dbtp_gt_a64_reg(uint32_t regs, int k)
 	return -1;
 }
 
-/* Whether pair @i of the callee-saved registers (x19 and x20 .. x27 and
- * x28, then d8 and d9 .. d14 and d15) is one the function may write: a
- * register of its blocks' or of those it takes itself (dbtp_gt_a64_reg()
- * 0 to 5, x28), d8..d15 where a block may name v8..v15. */
-static int writes_pair(const struct dbtp_gt_rw_stats *st, int i)
+/* The pairs of callee-saved registers (bit i: x19 and x20 .. x27 and x28,
+ * then d8 and d9 .. d14 and d15) the function may write: a register of
+ * its blocks' or of those it takes itself (dbtp_gt_a64_reg() 0 to 5,
+ * x28), d8..d15 where a block may name v8..v15. */
+static unsigned written_pairs(const struct dbtp_gt_rw_stats *st)
 {
 	uint32_t used = st->regs | 1u << 28;
+	unsigned pairs = st->uses_v8_15 ? 0xfu << 5 : 0;
 
 	for (int k = 0; k < 6; k++) {
 		int r = dbtp_gt_a64_reg(st->regs, k);
@@ -58,7 +59,9 @@ static int writes_pair(const struct dbtp_gt_rw_stats *st, int i)
 		if (r >= 0)
 			used |= 1u << r;
 	}
-	return i < 5 ? (used >> (19 + 2 * i) & 3) != 0 : st->uses_v8_15;
+	for (int i = 0; i < 5; i++)
+		pairs |= (unsigned)((used >> (19 + 2 * i) & 3) != 0) << i;
+	return pairs;
 }
 
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
@@ -71,6 +74,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 					   "d10, d11", "d12, d13", "d14, d15"};
 	const int nsave = (int)(sizeof(save) / sizeof(*save));
 	const int stack = DBTP_GT_STACK_MID - DBTP_GT_DATA;
+	const unsigned pairs = written_pairs(st);
 	int cr = dbtp_gt_a64_reg(st->regs, 0),
 	    pr = fn->rnd ? dbtp_gt_a64_reg(st->regs, 1) : -1;
 	unsigned sh = 0;
@@ -86,7 +90,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tmov x29, sp\n",
 		id, id, id, id, 16 * (nsave + 1));
 	for (int i = 0; i < nsave; i++)
-		if (writes_pair(st, i))
+		if (pairs >> i & 1)
 			fprintf(f, "\tstp %s, [sp, #%d]\n", save[i],
 				16 * (i + 1));
 	fprintf(f,
@@ -168,7 +172,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tmsr fpcr, xzr\n",
 		DBTP_GT_SLOT_RSP);
 	for (int i = nsave - 1; i >= 0; i--)
-		if (writes_pair(st, i))
+		if (pairs >> i & 1)
 			fprintf(f, "\tldp %s, [sp, #%d]\n", save[i],
 				16 * (i + 1));
 	fprintf(f,
