@@ -31,11 +31,14 @@
 #include "dbtp/gentest.h"
 #include "gentest/rewrite.h"
 
-/* x9 and x10 are the entry's scratch, never taken. */
+/* x9 and x10 are the entry's scratch, never taken.  Caller-saved ones
+ * first: a function saves a pair of x19-x28 only where it may write one
+ * (written_pairs()); x0-x8 last, which the entry reads its arguments
+ * from (x0, x1) before it sets the registers it takes. */
 int dbtp_gt_a64_reg(uint32_t regs, int k)
 {
-	static const int pref[] = {19, 20, 21, 22, 23, 24, 25, 26, 27,
-				   12, 13, 14, 15, 16, 17, 11, 0,  1,
+	static const int pref[] = {12, 13, 14, 15, 16, 17, 11, 19, 20,
+				   21, 22, 23, 24, 25, 26, 27, 0,  1,
 				   2,  3,  4,  5,  6,  7,  8,  18, 29};
 
 	for (size_t i = 0; i < sizeof(pref) / sizeof(*pref); i++)
