@@ -2595,20 +2595,51 @@ _Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
 #define GT_FOLD_WALK 0.01
 
 /*
+ * Whether the operands @op (up to @end) of a flag-setting arithmetic or
+ * logic instruction (fold_at()) write a general-purpose register other
+ * than the stack pointer: the first operand names no memory, and no
+ * operand names the stack pointer (whose moves the pass's stack-pointer
+ * bookkeeping counts).
+ */
+static int writes_plain_reg(const char *op, const char *end)
+{
+	static const char *const sp[] = {"rsp", "esp", " sp", NULL};
+	const char *first = memchr(op, ',', (size_t)(end - op));
+
+	if (!first) /* inc, dec, neg: the one operand */
+		first = end;
+	if (memchr(op, '[', (size_t)(first - op)) ||
+	    memmem(op, (size_t)(first - op), "ptr", 3))
+		return 0;
+	for (int k = 0; sp[k]; k++)
+		if (memmem(op, (size_t)(end - op), sp[k], strlen(sp[k])))
+			return 0;
+	return 1;
+}
+
+/*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
- * that one only sets flags, from registers and kept as it was (x86-64
+ * that one sets the flags, from registers and kept as it was (x86-64
  * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`) or (x86-64) from the data
  * area, rewritten, its operand marked to walk only if @marked: the test
  * sets the flags the branch reads, which that one would have set for
- * nothing, reading memory where it did.  Not where the branch was cut
- * (cut_last()).  1 if put in place of a kept one, 2 of a rewritten one, 3
- * of a marked one, 0 if not, -1 out of memory.
+ * nothing, reading memory where it did.  So also (x86-64) for an
+ * arithmetic or logic one whose other result is a register of the
+ * block's (`dec r9d`, `sub r8, qword ptr [r15 + 4112]`): the generated
+ * program's registers hold no address, count or value that its safety
+ * rests on (the rewriting's), so the register may keep what it held.
+ * Not where the branch was cut (cut_last()).  1 if
+ * put in place of a kept one, 2 of a rewritten one, 3 of a marked one, 0
+ * if not, -1 out of memory.
  */
 static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		   int a64, int marked)
 {
-	static const char *const x86[] = {"cmp ", "test ", NULL},
+	static const char *const x86[] = {"cmp ", "test ", "sub ", "add ",
+					  "and ", "or ",   "xor ", "inc ",
+					  "dec ", "neg ",  "sbb ", "adc ",
+					  NULL},
 				 *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	const char *const *mn = a64 ? arm : x86;
 	size_t ml = strlen(DBTP_GT_WALK_MARK);
@@ -2639,8 +2670,10 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 			return 0;
 		op = at + 1;
 	}
-	for (; *mn; mn++)
-		if (!strncmp(op, *mn, strlen(*mn)))
+	for (int k = 0; mn[k]; k++)
+		if (!strncmp(op, mn[k], strlen(mn[k])) &&
+		    (a64 || k < 2 ||
+		     writes_plain_reg(op + strlen(mn[k]) - 1, end)))
 			return splice(text, (size_t)(at - *text),
 				      (size_t)(end - at), line)
 				   ? -1

@@ -598,9 +598,10 @@ jq -e '(.block_outcomes | max_by(.mispredicted) | .random) and ([.block_outcomes
 	fail "qsort --mispredict: the most mispredicted block is not random, or a random one ran < 256 times or < 1/64 mispredicted"
 checks=$((checks + 1))
 contains "qsort random tests" "byte ptr [r15 + r" "$(cat "$T/qs_rnd.c")"
-# A random test takes the place of a kept cmp or test of registers right
-# before the branch (one instruction rewritten, no helper), else it is a
-# helper of its own (AArch64: the load stays a helper): block by block
+# A random test takes the place of a kept cmp or test of registers, or
+# of arithmetic on a register (nested.S's `dec`), right before the branch
+# (one instruction rewritten, no helper), else it is a helper of its own
+# (AArch64: the load stays a helper): block by block
 # against the program without them, each random block "folded" or
 # "helper", every other block the same (else "off").
 rnd_kinds() { # TRACE HELPERS
@@ -616,7 +617,7 @@ rnd_kinds() { # TRACE HELPERS
 }
 r=$(rnd_kinds "$T/qs.trace" 1)
 eq "qsort random tests in place of compares ($r)" folded "${r% *}"
-eq "nested: a random test after dec, a helper" "helper 1" "$(rnd_kinds "$T/nested.trace" 1)"
+eq "nested: a random test in place of dec" "folded 1" "$(rnd_kinds "$T/nested.trace" 1)"
 if command -v valgrind >/dev/null; then
 	"$DBTPROF" gentest --no-mispredict -o "$T/qs_det.c" "$T/qs.trace" >/dev/null
 	$CC $CFLAGS_GT "$T/qs_det.c" -o "$T/qs_det"
@@ -784,6 +785,61 @@ eq "table folds: what the random bytes' loads were" "and ecx, 1|mov rax, qword p
 	"$(sed -n 's/.*\\tmovzx [a-z0-9]*, byte ptr \[r15 + r[0-9a-z]* + [0-9]*\]\\t# was \(.*\)\\n"$/\1/p' "$T/xjt.c" | sort -u | paste -sd'|')"
 eq "table folds: through the registers written" "rax rcx" \
 	"$(sed -n 's/.*\\tjmp qword ptr \[r15 + \(r[a-z0-9]*\) \* 8 + [0-9]*\]\\n"$/\1/p' "$T/xjt.c" | grep -v '^r1[0-4]$' | sort -u | paste -sd' ')"
+# A random branch whose flags come from arithmetic that also writes a
+# register of the block's (f: `sub` of memory, g: `dec`, h: `neg`): the
+# random test takes that one's place, no helper; from arithmetic on memory
+# (k: `sub dword ptr [mem], 1`), whose store stays, the test is a helper.
+# Counts exact, memcheck silent.
+cat >"$T/xar.S" <<'EOF2'
+	.intel_syntax noprefix
+	.text
+	.globl _start
+_start:
+	mov	r12d, 20000
+	mov	ebx, 1
+	mov	qword ptr [rsp - 8], 1
+1:	imul	ebx, ebx, 0x41c64e6d
+	add	ebx, 0x3039
+	mov	r8d, ebx
+	shr	r8d, 16
+	and	r8d, 1
+	sub	r8, qword ptr [rsp - 8]
+	jne	.Lf
+	inc	esi
+.Lf:	mov	r9d, ebx
+	shr	r9d, 17
+	and	r9d, 1
+	dec	r9d
+	jne	.Lg
+	inc	edi
+.Lg:	mov	r10d, ebx
+	shr	r10d, 18
+	and	r10d, 1
+	neg	r10
+	js	.Lh
+	inc	r11d
+.Lh:	mov	eax, ebx
+	shr	eax, 19
+	and	eax, 1
+	mov	dword ptr [rsp - 24], eax
+	sub	dword ptr [rsp - 24], 1
+	jne	.Lk
+	inc	ecx
+.Lk:	sub	r12d, 1
+	jne	1b
+	mov	eax, 60
+	xor	edi, edi
+	syscall
+EOF2
+$CC -nostdlib -static -o "$T/xaro" "$T/xar.S"
+exact "$T/xaro" xar
+# (g, h, k and the loop's branch end two blocks each, from either way of
+# the branch before; the loop's, which the predictor misses after the
+# random ones, folds into its `sub r12d, 1`)
+eq "arithmetic folds: helpers of the random blocks" "0,0,0,0,0,0,0,1,1" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xar.trace" |
+	jq -r '[.block_outcomes[] | select(.random) | .helpers] | sort | join(",")')"
+eq "arithmetic folds: the store kept in every copy" "$(grep -c '# and eax, 1' "$T/xar.c")" \
+	"$(grep -c 'sub dword ptr \[r15' "$T/xar.c")"
 # Page crossings: QEMU chains a block only to one on its own page.  A
 # call, a jump and a taken branch to another page, 20,000 times each (the
 # call's block runs 19,999 times after the first, the branch falls through
