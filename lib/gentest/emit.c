@@ -2621,8 +2621,9 @@ static int writes_plain_reg(const char *op, const char *end)
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
  * that one sets the flags, from registers and kept as it was (x86-64
- * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`) or (x86-64) from the data
- * area, rewritten, its operand marked to walk only if @marked: the test
+ * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`) or (x86-64) rewritten,
+ * from registers (r15 renamed) or the data area, its operand marked to
+ * walk only if @marked: the test
  * sets the flags the branch reads, which that one would have set for
  * nothing, reading memory where it did.  So also (x86-64) for an
  * arithmetic or logic one whose other result is a register of the
@@ -2652,7 +2653,8 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 	    strncmp(++end, next, strlen(next)) || !end[strlen(next)])
 		return 0;
 	/* the original encoding, with its text after the comment; or the
-	 * rewritten instruction on the data area, unmarked */
+	 * rewritten instruction, on registers or on the data area (marked
+	 * only if @marked) */
 	kept = !strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7);
 	if (kept) {
 		if (!(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
@@ -2660,7 +2662,14 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		    memchr(op, '(', (size_t)(end - op))) /* "(was ...)" */
 			return 0;
 		op += a64 ? 3 : 2;
-	} else if (a64 || !memmem(at, (size_t)(end - at), "[r15 + ", 7)) {
+	} else if (a64) {
+		return 0;
+	} else if (!memchr(at, '[', (size_t)(end - at))) {
+		/* registers only, r15 as data renamed (`cmp ebx, r14d`) */
+		if (memchr(at, '#', (size_t)(end - at)))
+			return 0;
+		op = at + 1;
+	} else if (!memmem(at, (size_t)(end - at), "[r15 + ", 7)) {
 		return 0;
 	} else {
 		c = memchr(at, '#', (size_t)(end - at));

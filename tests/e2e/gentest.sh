@@ -786,10 +786,11 @@ eq "table folds: what the random bytes' loads were" "and ecx, 1|mov rax, qword p
 eq "table folds: through the registers written" "rax rcx" \
 	"$(sed -n 's/.*\\tjmp qword ptr \[r15 + \(r[a-z0-9]*\) \* 8 + [0-9]*\]\\n"$/\1/p' "$T/xjt.c" | grep -v '^r1[0-4]$' | sort -u | paste -sd' ')"
 # A random branch whose flags come from arithmetic that also writes a
-# register of the block's (f: `sub` of memory, g: `dec`, h: `neg`): the
-# random test takes that one's place, no helper; from arithmetic on memory
-# (k: `sub dword ptr [mem], 1`), whose store stays, the test is a helper.
-# Counts exact, memcheck silent.
+# register of the block's (f: `sub` of memory, g: `dec`, h: `neg`), or
+# from a compare of r15, which the program renames (m): the random test
+# takes that one's place, no helper; from arithmetic on memory (k: `sub
+# dword ptr [mem], 1`), whose store stays, the test is a helper.  Counts
+# exact, memcheck silent.
 cat >"$T/xar.S" <<'EOF2'
 	.intel_syntax noprefix
 	.text
@@ -825,7 +826,13 @@ _start:
 	sub	dword ptr [rsp - 24], 1
 	jne	.Lk
 	inc	ecx
-.Lk:	sub	r12d, 1
+.Lk:	mov	r15d, ebx
+	shr	r15d, 20
+	and	r15d, 1
+	cmp	r15d, 0
+	jne	.Lm
+	inc	edx
+.Lm:	sub	r12d, 1
 	jne	1b
 	mov	eax, 60
 	xor	edi, edi
@@ -833,10 +840,10 @@ _start:
 EOF2
 $CC -nostdlib -static -o "$T/xaro" "$T/xar.S"
 exact "$T/xaro" xar
-# (g, h, k and the loop's branch end two blocks each, from either way of
-# the branch before; the loop's, which the predictor misses after the
+# (g, h, k, m and the loop's branch end two blocks each, from either way
+# of the branch before; the loop's, which the predictor misses after the
 # random ones, folds into its `sub r12d, 1`)
-eq "arithmetic folds: helpers of the random blocks" "0,0,0,0,0,0,0,1,1" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xar.trace" |
+eq "arithmetic folds: helpers of the random blocks" "0,0,0,0,0,0,0,0,0,1,1" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/xar.trace" |
 	jq -r '[.block_outcomes[] | select(.random) | .helpers] | sort | join(",")')"
 eq "arithmetic folds: the store kept in every copy" "$(grep -c '# and eax, 1' "$T/xar.c")" \
 	"$(grep -c 'sub dword ptr \[r15' "$T/xar.c")"
