@@ -2623,16 +2623,15 @@ static int writes_plain_reg(const char *op, const char *end)
  * that one sets the flags, from registers and kept as it was (x86-64
  * `cmp`, `test`; AArch64 `cmp`, `cmn`, `tst`) or (x86-64) rewritten,
  * from registers (r15 renamed) or the data area, its operand marked to
- * walk only if @marked: the test
- * sets the flags the branch reads, which that one would have set for
- * nothing, reading memory where it did.  So also (x86-64) for an
- * arithmetic or logic one whose other result is a register of the
- * block's (`dec r9d`, `sub r8, qword ptr [r15 + 4112]`): the generated
- * program's registers hold no address, count or value that its safety
- * rests on (the rewriting's), so the register may keep what it held.
- * Not where the branch was cut (cut_last()).  1 if
- * put in place of a kept one, 2 of a rewritten one, 3 of a marked one, 0
- * if not, -1 out of memory.
+ * walk only if @marked: the test sets the flags the branch reads, which
+ * that one would have set for nothing, reading memory where it did.  So
+ * also (x86-64) for an arithmetic or logic one whose other result is a
+ * register of the block's (`dec r9d`, `sub r8, qword ptr [r15 + 4112]`):
+ * the generated program's registers hold no address, count or value
+ * that its safety rests on (the rewriting's), so the register may keep
+ * what it held.  Not where the branch was cut (cut_last()).  1 if put in
+ * place of a kept one, 2 of a rewritten one, 3 of a marked one, 0 if
+ * not, -1 out of memory.
  */
 static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		   int a64, int marked)
