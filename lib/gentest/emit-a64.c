@@ -11,7 +11,8 @@
  * Duff's-device style at copy (-n mod u), so that exactly n copies run;
  * each pass ends with a tail that resets sp (if the block touches it) and
  * counts passes down in a register the block does not use (in the buffer
- * if it uses them all).  FPCR holds its default (0) on entry and exit.
+ * if it uses them all).  FPCR holds its default (0) throughout: the
+ * rewriting makes a block's `msr fpcr` write 0, and the driver leaves it.
  * With random branches (@fn->rnd; emit.c, put_random()) a register points at
  * the random bytes, taken up from DBTP_GT_SLOT_CURSOR at the entry and
  * back into its window of 64 KiB there (the driver aligns it; a call runs
@@ -97,7 +98,6 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			fprintf(f, "\tstp %s, [sp, #%d]\n", save[i],
 				16 * (i + 1));
 	fprintf(f,
-		"\tmsr fpcr, xzr\n"
 		"\tmov x9, sp\n"
 		"\tstr x9, [x0, #%d]\n"
 		"\tadd x28, x0, #%d\n"
@@ -171,8 +171,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 			DBTP_GT_SLOT_WALK);
 	fprintf(f,
 		"\tldr x9, [x9, #%d]\n"
-		"\tmov sp, x9\n"
-		"\tmsr fpcr, xzr\n",
+		"\tmov sp, x9\n",
 		DBTP_GT_SLOT_RSP);
 	for (int i = nsave - 1; i >= 0; i--)
 		if (pairs >> i & 1)

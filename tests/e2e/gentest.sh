@@ -1519,6 +1519,8 @@ EOF2
 	exact_a64 "$T/a64_jto" a64_jtd --no-mispredict
 	eq "a64: an integer program's functions save no d register" 0 \
 		"$(grep -c 'stp d8, d9' "$T/a64_jt.c")"
+	eq "a64: no function sets FPCR (nothing else does)" 0 \
+		"$(grep -c 'msr fpcr' "$T/a64_jt.c")"
 	# jt NAME INSNS RANDOM [OPTION]: kept, rewritten, helpers of the
 	# jump's block (of INSNS instructions) in NAME's program
 	jt() { "$DBTPROF" gentest --json ${4:-} -o "$T/x.c" "$T/$1.trace" |
