@@ -1126,7 +1126,11 @@ static void sp_reset_text(char *buf, const struct dbtp_gt_rw_stats *p,
  * enters Duff's-device style at copy (-n mod u) with the passes,
  * ceil(n / u), in rcx, in the buffer and in every register a function may
  * count in (counter_reg()); the exits, one for each of AVX and x87 state
- * to reset, return to the caller.  Functions reach both through pointers:
+ * to reset, return to the caller with the direction flag clear.  MXCSR
+ * keeps its sticky flags across calls, as the original's did (QEMU's
+ * softfloat takes the host FPU's path only once inexact is set); its
+ * control bits stay the default, which every write of it in the blocks
+ * loads (ldmxcsr, fxrstor).  Functions reach both through pointers:
  * a DBT that follows direct jumps into the code after them (Valgrind's
  * chasing) would translate them again for every function.  With @rnd, a
  * second entry, gt_enter_r, for functions with random branches
@@ -1195,10 +1199,9 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"\tmov rsp, [r15 + %d]\n"
 			"\tcld\n"
 			"%s%s"
-			"\tldmxcsr [r15 + %d]\n"
 			"%s",
 			v, DBTP_GT_SLOT_RSP, v & 1 ? "\tvzeroupper\n" : "",
-			v & 2 ? "\tfninit\n" : "", DBTP_GT_SLOT_MXCSR, pops);
+			v & 2 ? "\tfninit\n" : "", pops);
 	fprintf(f,
 		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
 		"gt_enter_p:\n\t.quad gt_enter\n"

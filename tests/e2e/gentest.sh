@@ -847,6 +847,9 @@ eq "arithmetic folds: helpers of the random blocks" "0,0,0,0,0,0,0,0,0,1,1" "$("
 	jq -r '[.block_outcomes[] | select(.random) | .helpers] | sort | join(",")')"
 eq "arithmetic folds: the store kept in every copy" "$(grep -c '# and eax, 1' "$T/xar.c")" \
 	"$(grep -c 'sub dword ptr \[r15' "$T/xar.c")"
+# MXCSR keeps its sticky flags across calls (the functions' exits leave
+# it alone; no block here writes it)
+eq "exits leave MXCSR alone" 0 "$(grep -c ldmxcsr "$T/xar.c")"
 # Page crossings: QEMU chains a block only to one on its own page.  A
 # call, a jump and a taken branch to another page, 20,000 times each (the
 # call's block runs 19,999 times after the first, the branch falls through
