@@ -939,6 +939,7 @@ static const struct gpr pref[] = {
     {8, {"r8", "r8b", "r8d"}},	   {5, {"rbp", "bpl", "ebp"}},
     {6, {"rsi", "sil", "esi"}},	   {7, {"rdi", "dil", "edi"}},
     {14, {"r14", "r14b", "r14d"}}, {2, {"rdx", "dl", "edx"}}};
+#define NPREF ((int)(sizeof(pref) / sizeof(*pref)))
 
 /* The first register of the table that @regs leaves alone, or NULL. */
 static const struct gpr *free_gpr(uint32_t regs)
@@ -1124,16 +1125,19 @@ static void sp_reset_text(char *buf, const struct dbtp_gt_rw_stats *p,
  * copies, r9 = copies u, saves the callee-saved registers and the stack
  * pointer, points r15 at the buffer and rsp at the private stack, and
  * enters Duff's-device style at copy (-n mod u) with the passes,
- * ceil(n / u), in rcx, in the buffer and in every register a function may
- * count in (counter_reg()); the exits, one for each of AVX and x87 state
+ * ceil(n / u), in rcx and in the buffer; gt_enter_<reg>, one for each
+ * register a function may count in (counter_reg(), pref[]), in that one
+ * too (it set all twelve before: eleven instructions a call for
+ * nothing); the exits, one for each of AVX and x87 state
  * to reset, return to the caller with the direction flag clear.  MXCSR
  * keeps its sticky flags across calls, as the original's did (QEMU's
  * softfloat takes the host FPU's path only once inexact is set); its
  * control bits stay the default, which every write of it in the blocks
  * loads (ldmxcsr, fxrstor).  Functions reach both through pointers:
  * a DBT that follows direct jumps into the code after them (Valgrind's
- * chasing) would translate them again for every function.  With @rnd, a
- * second entry, gt_enter_r, for functions with random branches
+ * chasing) would translate them again for every function; only the
+ * entries functions use are translated.  With @rnd, a second set,
+ * gt_enter_r[_<reg>], for functions with random branches
  * (put_random()): its counters start at the cursor plus the first
  * window's passes (1 to 256), and the times 256 more passes follow go to
  * DBTP_GT_SLOT_CHUNKS (emit_function()).
@@ -1145,10 +1149,11 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 					"\tpop r12\n\tpop rbp\n\tpop rbx\n"
 					"\tret\n";
 
-	for (int r = 0; r <= rnd; r++) {
+	for (int r = 0; r <= rnd; r++)
+	for (int v = -1; v < NPREF; v++) {
 		fprintf(f,
 			"\t.p2align 4\n"
-			"gt_enter%s:\n"
+			"gt_enter%s%s%s:\n"
 			"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
 			"\tpush r14\n\tpush r15\n"
 			"\tmov r15, rdi\n"
@@ -1161,7 +1166,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"\tbsf ecx, r9d\n"
 			"\tshr r11, cl\n"
 			"\tmov rcx, r11\n",
-			r ? "_r" : "", DBTP_GT_SLOT_RSP);
+			r ? "_r" : "", v < 0 ? "" : "_",
+			v < 0 ? "" : pref[v].name[0], DBTP_GT_SLOT_RSP);
 		/* the random bytes' cursor over the first window's passes
 		 * (1 to 256) and how many more times 256 passes follow
 		 * (emit_function()), moved on by an odd number of 256-byte
@@ -1183,15 +1189,12 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 				97 * 256, 255 * 256, DBTP_GT_SLOT_CURSOR);
 		fprintf(f,
 			"\tmov [r15 + %d], rcx\n"
-			"\tmov rax, [r8 + rax * 8]\n"
-			"\tmov rbx, rcx\n\tmov rbp, rcx\n\tmov rsi, rcx\n"
-			"\tmov rdi, rcx\n\tmov rdx, rcx\n\tmov r8, rcx\n"
-			"\tmov r9, rcx\n\tmov r10, rcx\n\tmov r11, rcx\n"
-			"\tmov r12, rcx\n"
-			"\tmov r13, rcx\n\tmov r14, rcx\n"
-			"\tlea rsp, [r15 + %d]\n"
-			"\tjmp rax\n",
-			DBTP_GT_SLOT_COUNT, DBTP_GT_STACK_MID);
+			"\tmov rax, [r8 + rax * 8]\n",
+			DBTP_GT_SLOT_COUNT);
+		if (v >= 0)
+			fprintf(f, "\tmov %s, rcx\n", pref[v].name[0]);
+		fprintf(f, "\tlea rsp, [r15 + %d]\n\tjmp rax\n",
+			DBTP_GT_STACK_MID);
 	}
 	for (int v = 0; v < 4; v++)
 		fprintf(f,
@@ -1202,14 +1205,20 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			"%s",
 			v, DBTP_GT_SLOT_RSP, v & 1 ? "\tvzeroupper\n" : "",
 			v & 2 ? "\tfninit\n" : "", pops);
+	fputs("\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n", f);
+	for (int r = 0; r <= rnd; r++)
+		for (int v = -1; v < NPREF; v++) {
+			const char *x = r ? "_r" : "", *u = v < 0 ? "" : "_",
+				   *n = v < 0 ? "" : pref[v].name[0];
+
+			fprintf(f, "gt_enter%s%s%s_p:\n\t.quad gt_enter%s%s%s\n",
+				x, u, n, x, u, n);
+		}
 	fprintf(f,
-		"\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n"
-		"gt_enter_p:\n\t.quad gt_enter\n"
-		"%s"
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
 		"\t.popsection\n"
 		"%s",
-		rnd ? "gt_enter_r_p:\n\t.quad gt_enter_r\n" : "", GT_JT_HEAD);
+		GT_JT_HEAD);
 	/* with @far, page crossings' section starts a page (and ends one,
 	 * dbtp_gt_emit()): none of .text's pages is one of its */
 	if (far)
@@ -1258,6 +1267,10 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	    u, st->regs, text_bytes(body[0]) + (ws ? 32 : 0), rnd, far, &lp);
 	const char *c32 = counter_reg(st->regs, 2); /* with @rnd */
 	const struct gpr *wr = wg ? wg : ws;	    /* the walk's register */
+	/* the register the entry sets to the passes (gt_enter_<reg>): the
+	 * counter's, or the branch's that counts (put_branch_count()) */
+	const struct gpr *eg =
+	    bc || (cr && !lp) ? free_gpr(st->regs) : NULL;
 	char cnt[32], sp[GT_SP_TEXT];
 	int def, stub;
 
@@ -1273,9 +1286,10 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"gt_b%u:\n"
 		"\tlea r8, [rip + .Lgt%u_tab]\n"
 		"\tmov r9d, %u\n"
-		"\tjmp qword ptr [rip + gt_enter%s_p]\n"
+		"\tjmp qword ptr [rip + gt_enter%s%s%s_p]\n"
 		".Lgt%u_top:\n",
-		id, id, id, id, id, u, rnd ? "_r" : "", id);
+		id, id, id, id, id, u, rnd ? "_r" : "", eg ? "_" : "",
+		eg ? eg->name[0] : "", id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
