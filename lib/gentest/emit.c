@@ -1117,6 +1117,54 @@ static void sp_reset_text(char *buf, const struct dbtp_gt_rw_stats *p,
 	}
 }
 
+/* emit_shared_x86()'s entry, gt_enter[_r][_<reg>]: with random branches
+ * if @r, setting register pref[@v] to the passes too if @v >= 0. */
+static void emit_entry_x86(FILE *f, int r, int v)
+{
+	fprintf(f,
+		"\t.p2align 4\n"
+		"gt_enter%s%s%s:\n"
+		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
+		"\tpush r14\n\tpush r15\n"
+		"\tmov r15, rdi\n"
+		"\tmov [r15 + %d], rsp\n"
+		"\tlea r11, [r9 - 1]\n"
+		"\tmov eax, esi\n"
+		"\tneg eax\n"
+		"\tand eax, r11d\n"
+		"\tadd r11, rsi\n"
+		"\tbsf ecx, r9d\n"
+		"\tshr r11, cl\n"
+		"\tmov rcx, r11\n",
+		r ? "_r" : "", v < 0 ? "" : "_", v < 0 ? "" : pref[v].name[0],
+		DBTP_GT_SLOT_RSP);
+	/* the random bytes' cursor over the first window's passes (1 to
+	 * 256) and how many more times 256 passes follow (emit_function()),
+	 * moved on by an odd number of 256-byte windows a call */
+	if (r)
+		fprintf(f,
+			"\tlea r10, [r11 - 1]\n"
+			"\tmov rcx, r10\n"
+			"\tshr r10, 8\n"
+			"\tmov [r15 + %d], r10\n"
+			"\tmovzx ecx, cl\n"
+			"\tadd ecx, 1\n"
+			"\tmov rdx, [r15 + %d]\n"
+			"\tadd rcx, rdx\n"
+			"\tadd edx, %d\n"
+			"\tand edx, %d\n"
+			"\tmov [r15 + %d], rdx\n",
+			DBTP_GT_SLOT_CHUNKS, DBTP_GT_SLOT_CURSOR, 97 * 256,
+			255 * 256, DBTP_GT_SLOT_CURSOR);
+	fprintf(f,
+		"\tmov [r15 + %d], rcx\n"
+		"\tmov rax, [r8 + rax * 8]\n",
+		DBTP_GT_SLOT_COUNT);
+	if (v >= 0)
+		fprintf(f, "\tmov %s, rcx\n", pref[v].name[0]);
+	fprintf(f, "\tlea rsp, [r15 + %d]\n\tjmp rax\n", DBTP_GT_STACK_MID);
+}
+
 /*
  * What every x86-64 block function shares, translated once rather than
  * once a function (a DBT pays for every guest instruction it translates;
@@ -1150,52 +1198,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 					"\tret\n";
 
 	for (int r = 0; r <= rnd; r++)
-	for (int v = -1; v < NPREF; v++) {
-		fprintf(f,
-			"\t.p2align 4\n"
-			"gt_enter%s%s%s:\n"
-			"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
-			"\tpush r14\n\tpush r15\n"
-			"\tmov r15, rdi\n"
-			"\tmov [r15 + %d], rsp\n"
-			"\tlea r11, [r9 - 1]\n"
-			"\tmov eax, esi\n"
-			"\tneg eax\n"
-			"\tand eax, r11d\n"
-			"\tadd r11, rsi\n"
-			"\tbsf ecx, r9d\n"
-			"\tshr r11, cl\n"
-			"\tmov rcx, r11\n",
-			r ? "_r" : "", v < 0 ? "" : "_",
-			v < 0 ? "" : pref[v].name[0], DBTP_GT_SLOT_RSP);
-		/* the random bytes' cursor over the first window's passes
-		 * (1 to 256) and how many more times 256 passes follow
-		 * (emit_function()), moved on by an odd number of 256-byte
-		 * windows a call */
-		if (r)
-			fprintf(f,
-				"\tlea r10, [r11 - 1]\n"
-				"\tmov rcx, r10\n"
-				"\tshr r10, 8\n"
-				"\tmov [r15 + %d], r10\n"
-				"\tmovzx ecx, cl\n"
-				"\tadd ecx, 1\n"
-				"\tmov rdx, [r15 + %d]\n"
-				"\tadd rcx, rdx\n"
-				"\tadd edx, %d\n"
-				"\tand edx, %d\n"
-				"\tmov [r15 + %d], rdx\n",
-				DBTP_GT_SLOT_CHUNKS, DBTP_GT_SLOT_CURSOR,
-				97 * 256, 255 * 256, DBTP_GT_SLOT_CURSOR);
-		fprintf(f,
-			"\tmov [r15 + %d], rcx\n"
-			"\tmov rax, [r8 + rax * 8]\n",
-			DBTP_GT_SLOT_COUNT);
-		if (v >= 0)
-			fprintf(f, "\tmov %s, rcx\n", pref[v].name[0]);
-		fprintf(f, "\tlea rsp, [r15 + %d]\n\tjmp rax\n",
-			DBTP_GT_STACK_MID);
-	}
+		for (int v = -1; v < NPREF; v++)
+			emit_entry_x86(f, r, v);
 	for (int v = 0; v < 4; v++)
 		fprintf(f,
 			"gt_exit%d:\n"
@@ -1211,7 +1215,8 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 			const char *x = r ? "_r" : "", *u = v < 0 ? "" : "_",
 				   *n = v < 0 ? "" : pref[v].name[0];
 
-			fprintf(f, "gt_enter%s%s%s_p:\n\t.quad gt_enter%s%s%s\n",
+			fprintf(f,
+				"gt_enter%s%s%s_p:\n\t.quad gt_enter%s%s%s\n",
 				x, u, n, x, u, n);
 		}
 	fprintf(f,
@@ -1269,8 +1274,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	const struct gpr *wr = wg ? wg : ws;	    /* the walk's register */
 	/* the register the entry sets to the passes (gt_enter_<reg>): the
 	 * counter's, or the branch's that counts (put_branch_count()) */
-	const struct gpr *eg =
-	    bc || (cr && !lp) ? free_gpr(st->regs) : NULL;
+	const struct gpr *eg = bc || (cr && !lp) ? free_gpr(st->regs) : NULL;
 	char cnt[32], sp[GT_SP_TEXT];
 	int def, stub;
 
