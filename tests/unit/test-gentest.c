@@ -1167,12 +1167,13 @@ static void test_stack_budget(void)
 		goto out;
 	dbtp_gt_summary_free(&sum);
 	snprintf(cmd, sizeof(cmd),
-		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = 4 && "
+		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = "
+		 "$((3 + $(grep '\"gt_enter[a-z0-9_]*:' %s | grep -vc _p:))) && "
 		 "grep -A1 'gt_b256_body:' %s | grep -q 'lea rsp' && "
 		 "grep -A1 'gt_b512_body:' %s | grep -q 'lea rsp' && "
 		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
 		 "%s --quiet",
-		 DBTP_GT_STACK_MID, c, c, c, c, x, x);
+		 DBTP_GT_STACK_MID, c, c, c, c, c, x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
@@ -1231,7 +1232,8 @@ static void test_stack_resets(void)
 	dbtp_gt_summary_free(&sum);
 	snprintf(cmd, sizeof(cmd),
 		 "sed 's/^\t\"//; s/\\\\n\"$//' %s > %s.s && "
-		 "test $(grep -c '^.tlea rsp, .r15 + %d.$' %s.s) = 3 && "
+		 "test $(grep -c '^.tlea rsp, .r15 + %d.$' %s.s) = "
+		 "$((2 + $(grep '^gt_enter[a-z0-9_]*:$' %s.s | grep -vc _p:))) && "
 		 "test $(grep -A1 '^.tlea rsp, .r15 + %d.$' %s.s | "
 		 "grep -c '^.tpush 0$') = 2 && "
 		 "tr '\n' '|' < %s.s > %s.j && "
@@ -1246,7 +1248,7 @@ static void test_stack_resets(void)
 		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
 		 "%s --quiet && { ! command -v valgrind >/dev/null || "
 		 "valgrind -q --error-exitcode=9 %s --quiet; }",
-		 c, c, DBTP_GT_STACK_MID, c, DBTP_GT_STACK_MID + 8, c, c, c,
+		 c, c, DBTP_GT_STACK_MID, c, c, DBTP_GT_STACK_MID + 8, c, c, c,
 		 "# test eax, eax|.Lg64_1:", c, DBTP_GT_STACK_MID + 40, c, c, c,
 		 c, c, c, x, x, x);
 	CHECK_EQ(run(cmd), 0);
