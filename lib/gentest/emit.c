@@ -1175,9 +1175,8 @@ static void emit_entry_x86(FILE *f, int r, int v)
  * enters Duff's-device style at copy (-n mod u) with the passes,
  * ceil(n / u), in rcx and in the buffer; gt_enter_<reg>, one for each
  * register a function may count in (counter_reg(), pref[]), in that one
- * too (it set all twelve before: eleven instructions a call for
- * nothing); the exits, one for each of AVX and x87 state
- * to reset, return to the caller with the direction flag clear.  MXCSR
+ * too; the exits, one for each of AVX and x87 state to reset, return to
+ * the caller with the direction flag clear.  MXCSR
  * keeps its sticky flags across calls, as the original's did (QEMU's
  * softfloat takes the host FPU's path only once inexact is set); its
  * control bits stay the default, which every write of it in the blocks
