@@ -2628,8 +2628,7 @@ static int writes_plain_reg(const char *op, const char *end)
 
 	if (!first) /* inc, dec, neg: the one operand */
 		first = end;
-	if (memchr(op, '[', (size_t)(first - op)) ||
-	    memmem(op, (size_t)(first - op), "ptr", 3))
+	if (memchr(op, '[', (size_t)(first - op)))
 		return 0;
 	for (int k = 0; sp[k]; k++)
 		if (memmem(op, (size_t)(end - op), sp[k], strlen(sp[k])))
@@ -2698,7 +2697,7 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 			return 0;
 		op = at + 1;
 	}
-	for (int k = 0; mn[k]; k++)
+	for (int k = 0; mn[k]; k++) /* x86's first two set flags only */
 		if (!strncmp(op, mn[k], strlen(mn[k])) &&
 		    (a64 || k < 2 ||
 		     writes_plain_reg(op + strlen(mn[k]) - 1, end)))
