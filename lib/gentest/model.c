@@ -257,7 +257,7 @@ static int flush_counts(struct pthread_rec *tr)
 
 /* Note @target among indirect branch @b's first DBTP_GT_TARGETS (the
  * one before noted already; none is 0). */
-static int count_target(struct dbtp_gt_block *b, uint64_t target)
+static inline int count_target(struct dbtp_gt_block *b, uint64_t target)
 {
 	uint32_t i;
 
@@ -430,8 +430,40 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 	if (!m->dis && dbtp_disasm_open(&m->dis, m->arch, err))
 		return -1;
 	while ((r = dbtp_trace_next(t, &ev, err)) > 0) {
-		struct pthread_rec *tr;
+		if (ev.type == DBTP_EV_BLOCK) {
+			const struct dbtp_block *b = ev.block;
+			struct pthread_rec *tr;
+			int64_t k;
 
+			if (b->id >= nmap) {
+				uint32_t n =
+				    b->id + 1 > 2 * nmap ? b->id + 1 : 2 * nmap;
+				int64_t *nm = realloc(map, n * sizeof(*nm));
+
+				if (!nm)
+					goto nomem;
+				memset(nm + nmap, 0, (n - nmap) * sizeof(*nm));
+				map = nm;
+				nmap = n;
+			}
+			if (!(k = map[b->id])) {
+				int64_t i = intern(m, t, b);
+
+				if (i < 0)
+					goto nomem;
+				k = map[b->id] = i + 1;
+			}
+			if (ev.thread >= p->nth &&
+			    grow_threads(p, ev.thread + 1))
+				goto nomem;
+			tr = &p->th[ev.thread];
+			if (predict(m, p, tr, tr->last, b->vaddr) ||
+			    count_exec(tr, (uint32_t)(k - 1), m->nblk, &dense))
+				goto nomem;
+			m->blk[k - 1].count++;
+			tr->last = k;
+			continue;
+		}
 		if (ev.type == DBTP_EV_THREAD_EXIT) {
 			const struct dbtp_thread *ct =
 			    dbtp_trace_thread(t, ev.thread);
@@ -480,36 +512,6 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 			add_tally(&m->blk[map[ev.block->id] - 1], &t);
 			continue;
 		}
-		if (ev.type != DBTP_EV_BLOCK)
-			continue;
-		if (ev.block->id >= nmap) {
-			uint32_t n = ev.block->id + 1 > 2 * nmap
-					 ? ev.block->id + 1
-					 : 2 * nmap;
-			int64_t *nm = realloc(map, n * sizeof(*nm));
-
-			if (!nm)
-				goto nomem;
-			memset(nm + nmap, 0, (n - nmap) * sizeof(*nm));
-			map = nm;
-			nmap = n;
-		}
-		if (!map[ev.block->id]) {
-			int64_t i = intern(m, t, ev.block);
-
-			if (i < 0)
-				goto nomem;
-			map[ev.block->id] = i + 1;
-		}
-		if (grow_threads(p, ev.thread + 1))
-			goto nomem;
-		tr = &p->th[ev.thread];
-		if (predict(m, p, tr, tr->last, ev.block->vaddr) ||
-		    count_exec(tr, (uint32_t)(map[ev.block->id] - 1), m->nblk,
-			       &dense))
-			goto nomem;
-		m->blk[map[ev.block->id] - 1].count++;
-		tr->last = map[ev.block->id];
 	}
 	free(map);
 	for (uint32_t i = 0; r >= 0 && i < p->nth; i++)

@@ -607,7 +607,7 @@ static int on_clone_ret(dbtp_trace *t, struct tstate *ts, int64_t ret,
 	return 0;
 }
 
-static int emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
+static inline int emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
 {
 	struct tstate *ts = t->ct;
 	const struct dbtp_block *b = blk(t, id);
@@ -931,7 +931,9 @@ static int rec_status(dbtp_trace *t, dbtp_err *err)
 	return add_kv(t, &c, err);
 }
 
-int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+/* dbtp_trace_next() but for its fast path: every event. */
+static __attribute__((noinline)) int
+next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
 	for (;;) {
 		int type, r;
@@ -1002,6 +1004,46 @@ int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		if (r)
 			return -1;
 	}
+}
+
+int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+{
+	/* Most events of a blocks-mode trace, as chunk_next() decodes them:
+	 * after a block, the next one a RUN op predicts (a RUN op's first,
+	 * or one of its rest) or a BLOCK op names. */
+	if (t->in_chunk && !t->pending_start && t->prev != DBTP_NO_SUCC) {
+		uint32_t id;
+
+		if (t->run) {
+			id = dbtp_pred_succ(&t->pred, t->prev);
+			if (id != DBTP_NO_SUCC) {
+				t->run--;
+				return emit_block(t, id, ev);
+			}
+		} else if (!t->pending_exit && !t->chunk_done &&
+			   t->prev < t->pred.cap) {
+			struct dbtp_cursor c = t->c;
+			uint64_t v = dbtp_get_varint(&c);
+
+			if (!c.bad && (v & 7) == DBTP_OP_BLOCK &&
+			    v >> 3 < t->nblocks) {
+				id = (uint32_t)(v >> 3);
+				t->c = c;
+				t->pred.succ[t->prev].id = id;
+				t->pred.succ[t->prev].gen = t->pred.gen;
+				return emit_block(t, id, ev);
+			}
+			if (!c.bad && (v & 7) == DBTP_OP_RUN && v >> 3 &&
+			    v >> 3 <= DBTP_MAX_CHUNK_BLOCKS - t->cblocks &&
+			    (id = dbtp_pred_succ(&t->pred, t->prev)) !=
+				DBTP_NO_SUCC) {
+				t->c = c;
+				t->run = (v >> 3) - 1;
+				return emit_block(t, id, ev);
+			}
+		}
+	}
+	return next_event(t, ev, err);
 }
 
 int dbtp_trace_open_fd(dbtp_trace **out, int fd, const char *name,
