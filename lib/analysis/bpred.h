@@ -21,23 +21,87 @@
 
 #include <stdint.h>
 
+#include "dbtp/cycles.h"
+#include "dbtp/disasm.h"
+
 typedef struct bpred bpred;
+
+/* inline below: a profile's reading predicts every branch */
+#define BPRED_PHT (1u << DBTP_BPRED_HIST_BITS)
+
+struct bpred_btb {
+	uint64_t pc, target; /* pc 0: empty (pc + 1 is stored) */
+};
+
+struct bpred {
+	unsigned shift;
+	uint32_t hist, path;
+	uint8_t pht[BPRED_PHT];
+	struct bpred_btb btb[DBTP_BPRED_BTB];
+	struct bpred_btb ittb[DBTP_BPRED_BTB]; /* by address and path history */
+	uint64_t ras[DBTP_BPRED_RAS];
+	unsigned top, depth;
+};
 
 /** bpred_new() - a predictor; @shift: address bits dropped (AArch64: 2). */
 bpred *bpred_new(unsigned shift);
 void bpred_free(bpred *b);
 
 /** bpred_cond() - predict and train; 1 if @taken was mispredicted. */
-int bpred_cond(bpred *b, uint64_t pc, int taken);
+static inline int bpred_cond(bpred *b, uint64_t pc, int taken)
+{
+	uint32_t i = (uint32_t)((pc >> b->shift) ^ b->hist) & (BPRED_PHT - 1);
+	uint8_t *ctr = &b->pht[i];
+	int miss = (*ctr >= 2) != !!taken;
+
+	if (taken && *ctr < 3)
+		(*ctr)++;
+	else if (!taken && *ctr > 0)
+		(*ctr)--;
+	b->hist = ((b->hist << 1) | !!taken) & (BPRED_PHT - 1);
+	return miss;
+}
 
 /** bpred_indirect() - predict and train; 1 if @target was mispredicted. */
-int bpred_indirect(bpred *b, uint64_t pc, uint64_t target);
+static inline int bpred_indirect(bpred *b, uint64_t pc, uint64_t target)
+{
+	uint64_t a = pc >> b->shift;
+	struct bpred_btb *e = &b->btb[a % DBTP_BPRED_BTB],
+			 *h = &b->ittb[(a ^ b->path) % DBTP_BPRED_BTB];
+	int miss;
+
+	if (h->pc == pc + 1)
+		miss = h->target != target;
+	else
+		miss = e->pc != pc + 1 || e->target != target;
+	h->pc = e->pc = pc + 1;
+	h->target = e->target = target;
+	b->path = ((b->path << DBTP_BPRED_PATH_SHIFT) ^ (target >> b->shift)) &
+		  (DBTP_BPRED_BTB - 1);
+	return miss;
+}
 
 /** bpred_call() - push the return address @ret. */
-void bpred_call(bpred *b, uint64_t ret);
+static inline void bpred_call(bpred *b, uint64_t ret)
+{
+	b->top = (b->top + 1) % DBTP_BPRED_RAS;
+	b->ras[b->top] = ret;
+	if (b->depth < DBTP_BPRED_RAS)
+		b->depth++;
+}
 
 /** bpred_ret() - pop; 1 if the return to @target was mispredicted. */
-int bpred_ret(bpred *b, uint64_t target);
+static inline int bpred_ret(bpred *b, uint64_t target)
+{
+	uint64_t pred;
+
+	if (!b->depth)
+		return 1;
+	pred = b->ras[b->top];
+	b->top = (b->top + DBTP_BPRED_RAS - 1) % DBTP_BPRED_RAS;
+	b->depth--;
+	return pred != target;
+}
 
 /**
  * bpred_branch() - predict and train the branch of kind @br (enum
@@ -47,7 +111,28 @@ int bpred_ret(bpred *b, uint64_t target);
  * -1 for what is always predicted right (direct jumps and calls, system
  * calls, no branch).
  */
-int bpred_branch(bpred *b, int br, int ind, uint64_t pc, uint64_t end,
-		 uint64_t next, int *miss);
+static inline int bpred_branch(bpred *b, int br, int ind, uint64_t pc,
+			       uint64_t end, uint64_t next, int *miss)
+{
+	switch (br) {
+	case DBTP_BR_COND:
+		*miss = bpred_cond(b, pc, next != end);
+		return DBTP_BPK_COND;
+	case DBTP_BR_IND:
+		*miss = bpred_indirect(b, pc, next);
+		return DBTP_BPK_INDIRECT;
+	case DBTP_BR_CALL:
+		bpred_call(b, end);
+		if (!ind)
+			return -1;
+		*miss = bpred_indirect(b, pc, next);
+		return DBTP_BPK_INDIRECT;
+	case DBTP_BR_RET:
+		*miss = bpred_ret(b, next);
+		return DBTP_BPK_RETURN;
+	default:
+		return -1;
+	}
+}
 
 #endif

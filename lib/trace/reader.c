@@ -607,7 +607,8 @@ static int on_clone_ret(dbtp_trace *t, struct tstate *ts, int64_t ret,
 	return 0;
 }
 
-static inline int emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
+static inline __attribute__((always_inline)) int
+emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
 {
 	struct tstate *ts = t->ct;
 	const struct dbtp_block *b = blk(t, id);
