@@ -932,7 +932,7 @@ static int rec_status(dbtp_trace *t, dbtp_err *err)
 	return add_kv(t, &c, err);
 }
 
-/* dbtp_trace_next() but for its fast path: every event. */
+/* The next event of any kind: dbtp_trace_next() past its fast path. */
 static __attribute__((noinline)) int
 next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
