@@ -626,45 +626,16 @@ emit_block(dbtp_trace *t, uint32_t id, struct dbtp_event *ev)
 	return 1;
 }
 
-/* Decode the next event of the current chunk: 1, 0 when done, -1. */
-static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err);
+
+/* The event of op @v, just read from the current chunk (chunk_next()). */
+static __attribute__((noinline)) int
+chunk_op(dbtp_trace *t, uint64_t v, struct dbtp_event *ev, dbtp_err *err)
 {
 	struct tstate *ts = t->ct;
 	struct dbtp_cursor *c = &t->c;
-	uint64_t v, val;
+	uint64_t val = v >> 3;
 
-	if (t->pending_start) {
-		t->pending_start = 0;
-		ev->type = DBTP_EV_THREAD_START;
-		ev->thread = ts->pub.num;
-		ev->block = NULL;
-		return 1;
-	}
-	if (t->run) {
-		uint32_t id = dbtp_pred_succ(&t->pred, t->prev);
-
-		t->run--;
-		if (id == DBTP_NO_SUCC)
-			return fail(t, err, "RUN op without a prediction");
-		return emit_block(t, id, ev);
-	}
-	if (t->pending_exit) {
-		t->pending_exit = 0;
-		ev->type = DBTP_EV_THREAD_EXIT;
-		ev->thread = ts->pub.num;
-		ev->block = ts->cur;
-		return 1;
-	}
-	if (t->chunk_done) {
-		t->in_chunk = 0;
-		return 0;
-	}
-	if (dbtp_cursor_done(c))
-		return fail(t, err, "EVENTS chunk without END op");
-	v = dbtp_get_varint(c);
-	val = v >> 3;
-	if (c->bad)
-		return fail(t, err, "malformed op in EVENTS chunk");
 	switch (v & 7) {
 	case DBTP_OP_RUN:
 		if (!val || t->prev == DBTP_NO_SUCC)
@@ -768,6 +739,47 @@ static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	default:
 		return fail(t, err, "unknown op in EVENTS chunk");
 	}
+}
+
+/* Decode the next event of the current chunk: 1, 0 when done, -1. */
+static int chunk_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
+{
+	struct tstate *ts = t->ct;
+	struct dbtp_cursor *c = &t->c;
+	uint64_t v;
+
+	if (t->pending_start) {
+		t->pending_start = 0;
+		ev->type = DBTP_EV_THREAD_START;
+		ev->thread = ts->pub.num;
+		ev->block = NULL;
+		return 1;
+	}
+	if (t->run) {
+		uint32_t id = dbtp_pred_succ(&t->pred, t->prev);
+
+		t->run--;
+		if (id == DBTP_NO_SUCC)
+			return fail(t, err, "RUN op without a prediction");
+		return emit_block(t, id, ev);
+	}
+	if (t->pending_exit) {
+		t->pending_exit = 0;
+		ev->type = DBTP_EV_THREAD_EXIT;
+		ev->thread = ts->pub.num;
+		ev->block = ts->cur;
+		return 1;
+	}
+	if (t->chunk_done) {
+		t->in_chunk = 0;
+		return 0;
+	}
+	if (dbtp_cursor_done(c))
+		return fail(t, err, "EVENTS chunk without END op");
+	v = dbtp_get_varint(c);
+	if (c->bad)
+		return fail(t, err, "malformed op in EVENTS chunk");
+	return chunk_op(t, v, ev, err);
 }
 
 static int rec_counts(dbtp_trace *t, dbtp_err *err)
@@ -1009,40 +1021,47 @@ next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 
 int dbtp_trace_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
-	/* Most events of a blocks-mode trace, as chunk_next() decodes them:
-	 * after a block, the next one a RUN op predicts (a RUN op's first,
-	 * or one of its rest) or a BLOCK op names. */
-	if (t->in_chunk && !t->pending_start && t->prev != DBTP_NO_SUCC) {
-		uint32_t id;
+	/* Within a chunk, as chunk_next() decodes them but without the
+	 * frame of next_event(): after a block, the next one a RUN op
+	 * predicts (a RUN op's first, or one of its rest) or a BLOCK op
+	 * names, most events of a blocks-mode trace; any other op. */
+	if (t->in_chunk && !t->pending_start && !t->pending_exit &&
+	    !t->chunk_done) {
+		uint32_t prev = t->prev, id;
+		struct dbtp_cursor c;
+		uint64_t v;
+		int r;
 
 		if (t->run) {
-			id = dbtp_pred_succ(&t->pred, t->prev);
-			if (id != DBTP_NO_SUCC) {
-				t->run--;
-				return emit_block(t, id, ev);
-			}
-		} else if (!t->pending_exit && !t->chunk_done &&
-			   t->prev < t->pred.cap) {
-			struct dbtp_cursor c = t->c;
-			uint64_t v = dbtp_get_varint(&c);
-
-			if (!c.bad && (v & 7) == DBTP_OP_BLOCK &&
-			    v >> 3 < t->nblocks) {
-				id = (uint32_t)(v >> 3);
-				t->c = c;
-				t->pred.succ[t->prev].id = id;
-				t->pred.succ[t->prev].gen = t->pred.gen;
-				return emit_block(t, id, ev);
-			}
-			if (!c.bad && (v & 7) == DBTP_OP_RUN && v >> 3 &&
-			    v >> 3 <= DBTP_MAX_CHUNK_BLOCKS - t->cblocks &&
-			    (id = dbtp_pred_succ(&t->pred, t->prev)) !=
-				DBTP_NO_SUCC) {
-				t->c = c;
-				t->run = (v >> 3) - 1;
-				return emit_block(t, id, ev);
-			}
+			id = dbtp_pred_succ(&t->pred, prev);
+			if (id == DBTP_NO_SUCC)
+				return next_event(t, ev, err);
+			t->run--;
+			return emit_block(t, id, ev);
 		}
+		c = t->c;
+		v = dbtp_get_varint(&c);
+		if (c.bad)
+			return next_event(t, ev, err);
+		if ((v & 7) == DBTP_OP_BLOCK && v >> 3 < t->nblocks &&
+		    prev < t->pred.cap) {
+			id = (uint32_t)(v >> 3);
+			t->c = c;
+			t->pred.succ[prev].id = id;
+			t->pred.succ[prev].gen = t->pred.gen;
+			return emit_block(t, id, ev);
+		}
+		if ((v & 7) == DBTP_OP_RUN && v >> 3 && prev != DBTP_NO_SUCC &&
+		    v >> 3 <= DBTP_MAX_CHUNK_BLOCKS - t->cblocks &&
+		    (id = dbtp_pred_succ(&t->pred, prev)) != DBTP_NO_SUCC) {
+			t->c = c;
+			t->run = (v >> 3) - 1;
+			return emit_block(t, id, ev);
+		}
+		t->c = c;
+		r = chunk_op(t, v, ev, err);
+		if (r) /* else the chunk's end: on to the next record */
+			return r;
 	}
 	return next_event(t, ev, err);
 }
