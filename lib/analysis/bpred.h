@@ -26,7 +26,8 @@
 
 typedef struct bpred bpred;
 
-/* inline below: a profile's reading predicts every branch */
+/* The predictor's state, in the open for the functions inline below (a
+ * profile's reading predicts every branch of it). */
 #define BPRED_PHT (1u << DBTP_BPRED_HIST_BITS)
 
 struct bpred_btb {
