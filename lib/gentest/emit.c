@@ -1117,13 +1117,24 @@ static void sp_reset_text(char *buf, const struct dbtp_gt_rw_stats *p,
 	}
 }
 
-/* emit_shared_x86()'s entry, gt_enter[_r][_<reg>]: with random branches
- * if @r, setting register pref[@v] to the passes too if @v >= 0. */
-static void emit_entry_x86(FILE *f, int r, int v)
+/* The name of emit_shared_x86()'s entry gt_enter[_r][_<reg>], in @buf:
+ * with random branches if @r, setting register @g to the passes too. */
+static const char *entry_name(char *buf, int r, const struct gpr *g)
 {
+	sprintf(buf, "gt_enter%s%s%s", r ? "_r" : "", g ? "_" : "",
+		g ? g->name[0] : "");
+	return buf;
+}
+
+/* emit_shared_x86()'s entry: with random branches if @r, setting register
+ * @g (if not NULL) to the passes too. */
+static void emit_entry_x86(FILE *f, int r, const struct gpr *g)
+{
+	char name[32];
+
 	fprintf(f,
 		"\t.p2align 4\n"
-		"gt_enter%s%s%s:\n"
+		"%s:\n"
 		"\tpush rbx\n\tpush rbp\n\tpush r12\n\tpush r13\n"
 		"\tpush r14\n\tpush r15\n"
 		"\tmov r15, rdi\n"
@@ -1136,8 +1147,7 @@ static void emit_entry_x86(FILE *f, int r, int v)
 		"\tbsf ecx, r9d\n"
 		"\tshr r11, cl\n"
 		"\tmov rcx, r11\n",
-		r ? "_r" : "", v < 0 ? "" : "_", v < 0 ? "" : pref[v].name[0],
-		DBTP_GT_SLOT_RSP);
+		entry_name(name, r, g), DBTP_GT_SLOT_RSP);
 	/* the random bytes' cursor over the first window's passes (1 to
 	 * 256) and how many more times 256 passes follow (emit_function()),
 	 * moved on by an odd number of 256-byte windows a call */
@@ -1160,8 +1170,8 @@ static void emit_entry_x86(FILE *f, int r, int v)
 		"\tmov [r15 + %d], rcx\n"
 		"\tmov rax, [r8 + rax * 8]\n",
 		DBTP_GT_SLOT_COUNT);
-	if (v >= 0)
-		fprintf(f, "\tmov %s, rcx\n", pref[v].name[0]);
+	if (g)
+		fprintf(f, "\tmov %s, rcx\n", g->name[0]);
 	fprintf(f, "\tlea rsp, [r15 + %d]\n\tjmp rax\n", DBTP_GT_STACK_MID);
 }
 
@@ -1198,7 +1208,7 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 
 	for (int r = 0; r <= rnd; r++)
 		for (int v = -1; v < NPREF; v++)
-			emit_entry_x86(f, r, v);
+			emit_entry_x86(f, r, v < 0 ? NULL : &pref[v]);
 	for (int v = 0; v < 4; v++)
 		fprintf(f,
 			"gt_exit%d:\n"
@@ -1211,12 +1221,10 @@ static void emit_shared_x86(FILE *f, int rnd, int far)
 	fputs("\t.pushsection .data.rel.ro,\"aw\"\n\t.p2align 3\n", f);
 	for (int r = 0; r <= rnd; r++)
 		for (int v = -1; v < NPREF; v++) {
-			const char *x = r ? "_r" : "", *u = v < 0 ? "" : "_",
-				   *n = v < 0 ? "" : pref[v].name[0];
+			char name[32];
 
-			fprintf(f,
-				"gt_enter%s%s%s_p:\n\t.quad gt_enter%s%s%s\n",
-				x, u, n, x, u, n);
+			entry_name(name, r, v < 0 ? NULL : &pref[v]);
+			fprintf(f, "%s_p:\n\t.quad %s\n", name, name);
 		}
 	fprintf(f,
 		"gt_exit_p:\n\t.quad gt_exit0, gt_exit1, gt_exit2, gt_exit3\n"
@@ -1274,7 +1282,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	/* the register the entry sets to the passes (gt_enter_<reg>): the
 	 * counter's, or the branch's that counts (put_branch_count()) */
 	const struct gpr *eg = bc || (cr && !lp) ? free_gpr(st->regs) : NULL;
-	char cnt[32], sp[GT_SP_TEXT];
+	char cnt[32], sp[GT_SP_TEXT], entry[32];
 	int def, stub;
 
 	if (cr)
@@ -1289,10 +1297,9 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"gt_b%u:\n"
 		"\tlea r8, [rip + .Lgt%u_tab]\n"
 		"\tmov r9d, %u\n"
-		"\tjmp qword ptr [rip + gt_enter%s%s%s_p]\n"
+		"\tjmp qword ptr [rip + %s_p]\n"
 		".Lgt%u_top:\n",
-		id, id, id, id, id, u, rnd ? "_r" : "", eg ? "_" : "",
-		eg ? eg->name[0] : "", id);
+		id, id, id, id, id, u, entry_name(entry, rnd, eg), id);
 	dbtp_gt_emit_copies(f, id, u, body);
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
