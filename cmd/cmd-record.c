@@ -22,8 +22,11 @@
 static const char usage_text[] =
     "usage: dbtprof record [OPTIONS] -o FILE -- PROGRAM [ARGS...]\n"
     "\n"
-    "Run PROGRAM (an x86-64 or AArch64 Linux ELF) under qemu-x86_64 or\n"
-    "qemu-aarch64 with the dbtprof plugin and write its trace to FILE.\n"
+    "Run PROGRAM (an x86-64 or AArch64 Linux ELF, or a #! script of one)\n"
+    "under qemu-x86_64 or qemu-aarch64 with the dbtprof plugin and write\n"
+    "its trace to FILE.  Processes the guest starts (fork) and programs it\n"
+    "runs by execve are not recorded; record warns of them.\n"
+    "\n"
     "The guest's stdin/stdout/stderr pass through and dbtprof exits with\n"
     "the guest's status (128+N if a signal N ended it, 125 if dbtprof\n"
     "itself failed).\n"
@@ -156,6 +159,7 @@ int cmd_record(int argc, char **argv)
 	struct dbtp_copy_result res;
 	const char *out = NULL;
 	char *cmdline = NULL, *qcmd = NULL, *envs = NULL, cwd[PATH_MAX];
+	char execd[PATH_MAX] = "";
 	dbtp_err err = {0}, cerr = {0};
 	int c, fd, status = 0, quiet = 0, copy_failed, ret, cache = 0;
 	unsigned long long sample = 1, phase = 10000000;
@@ -375,6 +379,18 @@ int cmd_record(int argc, char **argv)
 				/* the error below says it all */
 			}
 	}
+	/* The plugin's stream closes on an execve: QEMU's process is then the
+	 * new program, running natively. */
+	if (!res.saw_end && !copy_failed) {
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)run.pid);
+		n = readlink(link, execd, sizeof(execd) - 1);
+		execd[n > 0 ? n : 0] = '\0';
+		if (!strcmp(execd, run.qemu))
+			execd[0] = '\0';
+	}
 	close(run.fd);
 	run.fd = -1;
 	if (dbtp_run_wait(&run, &status, &err)) {
@@ -384,7 +400,8 @@ int cmd_record(int argc, char **argv)
 	child_pid = -1;
 	if (!copy_failed) {
 		char cut[32], endnote[64];
-		const char *kv[] = {"plugin_end", endnote, "cut_bytes", cut};
+		const char *kv[] = {"plugin_end", endnote, "cut_bytes",
+				    cut,	  "exec",  execd};
 		int kind = DBTP_STATUS_UNKNOWN;
 		int64_t value = 0;
 
@@ -398,7 +415,8 @@ int cmd_record(int argc, char **argv)
 		snprintf(cut, sizeof(cut), "%" PRIu64, res.cut);
 		snprintf(endnote, sizeof(endnote), "%s",
 			 res.saw_end ? "yes" : "no");
-		if (dbtp_stream_status(fd, out, kind, value, kv, 2, &cerr))
+		if (dbtp_stream_status(fd, out, kind, value, kv, *execd ? 3 : 2,
+				       &cerr))
 			copy_failed = 1;
 	}
 	if (close(fd) && !copy_failed) {
@@ -416,6 +434,18 @@ int cmd_record(int argc, char **argv)
 			" records%s)\n",
 			argv[optind], out, (double)res.bytes / 1e6, res.records,
 			res.saw_end ? "" : ", no END record: run cut short");
+	if (*execd)
+		fprintf(stderr,
+			"dbtprof: warning: the guest called execve: %s ran "
+			"natively from there, outside QEMU, and is not in "
+			"the trace\n",
+			execd);
+	if (res.forks)
+		fprintf(stderr,
+			"dbtprof: warning: the guest started %" PRIu64
+			" process%s (fork, vfork or clone), not in the "
+			"trace: it holds the guest's own process only\n",
+			res.forks, res.forks > 1 ? "es" : "");
 	free(cmdline);
 	free(qcmd);
 	free(envs);

@@ -95,8 +95,9 @@ static const char *end_text(const struct dbtp_thread *th)
 	}
 }
 
-static void describe_end(const struct dbtp_trace_info *in, char *buf, size_t n)
+static void describe_end(const dbtp_trace *t, char *buf, size_t n)
 {
+	const struct dbtp_trace_info *in = dbtp_trace_info(t);
 	int k = 0;
 
 	if (in->has_end)
@@ -117,6 +118,7 @@ static void describe_end(const struct dbtp_trace_info *in, char *buf, size_t n)
 				 in->status_value,
 				 strsignal((int)in->status_value));
 	}
+	trace_untraced(t, buf, n);
 }
 
 /* Aggregate executed instructions by function. */
@@ -177,7 +179,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 	struct hot *hot = NULL;
 	uint32_t nb, nhot = 0, distinct = 0;
 	int sampled;
-	char endbuf[160], n1[32], n2[32], n3[32];
+	char endbuf[1024], n1[32], n2[32], n3[32];
 	int r, rc = 1;
 
 	if (dbtp_trace_open(&s.t, path, &err)) {
@@ -266,7 +268,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		error("%s", err.msg);
 		goto out;
 	}
-	describe_end(in, endbuf, sizeof(endbuf));
+	describe_end(s.t, endbuf, sizeof(endbuf));
 
 	if (json) {
 		struct json j;
@@ -301,6 +303,9 @@ static int run_stats(const char *path, int json, int top, int disasm)
 				     : "unknown");
 			json_i64(&j, "value", in->status_value);
 		}
+		if (dbtp_trace_get(s.t, "exec"))
+			json_str(&j, "exec", dbtp_trace_get(s.t, "exec"));
+		json_u64(&j, "forks", kv_u64(s.t, "forks"));
 		json_close_obj(&j);
 		json_u64(&j, "instructions", s.insns);
 		json_u64(&j, "block_executions", s.blocks);

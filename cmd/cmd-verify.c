@@ -39,7 +39,7 @@ int cmd_verify(int argc, char **argv)
 	uint64_t events = 0, blocks = 0, insns = 0, mems = 0, sys = 0;
 	const struct dbtp_trace_info *in;
 	const char *path, *verdict;
-	char ending[600] = "", n1[32], n2[32], n3[32];
+	char ending[1024] = "", n1[32], n2[32], n3[32];
 
 	opterr = 0;
 	optind = 1;
@@ -128,6 +128,7 @@ int cmd_verify(int argc, char **argv)
 					 in->status_value,
 					 strsignal((int)in->status_value));
 		}
+		trace_untraced(t, ending, sizeof(ending));
 	}
 	if (json) {
 		struct json j;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "dbtp/common.h"
+#include "dbtp/trace.h"
 
 /* Exit codes of dbtprof itself (record passes the guest's status through). */
 #define EXIT_USAGE 2
@@ -37,6 +38,11 @@ int usage_error(const char *cmd, const char *fmt, ...)
 
 /** fmt_u64() - @v with thousands separators, in @buf (at least 32 bytes). */
 const char *fmt_u64(uint64_t v, char *buf);
+
+/* What a trace leaves out of the guest's run, appended to @buf (@n bytes)
+ * as "; ..." clauses: processes it started (the plugin's INFO `forks`)
+ * and the program it went on to run by execve (the recorder's `exec`). */
+void trace_untraced(const dbtp_trace *t, char *buf, size_t n);
 
 /** progress() - a "\r..." status line on stderr, only if it is a terminal and
  * a quarter second has passed since the last; progress_done() clears it. */

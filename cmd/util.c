@@ -424,3 +424,21 @@ void model_flush(dbtp_timing *tm)
 			"dbtprof: warning: timing table not cached: %s\n",
 			err.msg);
 }
+
+void trace_untraced(const dbtp_trace *t, char *buf, size_t n)
+{
+	const char *forks = dbtp_trace_get(t, "forks");
+	const char *exec = dbtp_trace_get(t, "exec");
+	size_t k = strlen(buf);
+
+	if (exec && *exec && k < n)
+		k += (size_t)snprintf(buf + k, n - k,
+				      "; the guest called execve: %s ran "
+				      "natively from there, not recorded",
+				      exec);
+	if (forks && k < n)
+		snprintf(buf + k, n - k,
+			 "; the guest started %s process%s (fork, vfork or "
+			 "clone), not recorded",
+			 forks, strcmp(forks, "1") ? "es" : "");
+}

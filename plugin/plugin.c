@@ -242,7 +242,8 @@ static int out_fd = -1;
 static int write_errno;	 /* first output error; later writes are skipped */
 static int forked_child; /* we are a guest fork()'s copy: stay quiet */
 static enum dbtp_arch arch;
-static int64_t nr_exit, nr_exit_group, nr_clone;
+static int64_t nr_exit, nr_exit_group, nr_clone, nr_fork, nr_vfork;
+static uint64_t nforks; /* processes the guest started (not recorded) */
 static int exit_seen;
 static uint64_t exit_code;
 static ZSTD_CCtx *zctx;
@@ -1510,6 +1511,16 @@ static void one_to_threads(void)
 	one.multi = one.slow = 1;
 }
 
+/* A fork(), a vfork() or a clone() that starts a process, not a thread
+ * (QEMU runs a vfork as a fork): the child's copy of the plugin stays
+ * quiet, so the trace says how many there were (INFO `forks`). */
+static inline void note_fork(int64_t num, uint64_t a1)
+{
+	if (!forked_child && (num == nr_fork || num == nr_vfork ||
+			      (num == nr_clone && (a1 & 0x4100) != 0x100)))
+		__atomic_fetch_add(&nforks, 1, __ATOMIC_RELAXED);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
@@ -1532,6 +1543,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	w[5] = a5;
 	w[6] = a6;
 	__atomic_store_n(&t->n, t->n + 7, __ATOMIC_RELEASE);
+	note_fork(num, a1);
 	if (num == nr_exit_group) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -1641,6 +1653,7 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 {
 	(void)id, (void)vcpu, (void)a2, (void)a3, (void)a4, (void)a5;
 	(void)a6, (void)a7, (void)a8;
+	note_fork(num, a1);
 	if (num == nr_exit_group || num == nr_exit) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -1738,6 +1751,19 @@ static void write_sampled(void)
 		write_errno = write_errno ? write_errno : ENOMEM;
 }
 
+/* INFO `forks`, uncompressed so that the recorder reads it as it copies. */
+static void write_forks(void)
+{
+	uint64_t n = __atomic_load_n(&nforks, __ATOMIC_RELAXED);
+
+	if (!n)
+		return;
+	ebuf.len = 0;
+	if (put_kv_u64(&ebuf, "forks", n) ||
+	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, NULL, 0))
+		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
 /* @x * @num / @den, rounded to nearest (@den > 0). */
 static uint64_t scale(uint64_t x, uint64_t num, uint64_t den)
 {
@@ -1818,6 +1844,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 		if (sample_n > 1)
 			write_sampled();
 	}
+	write_forks();
 	write_end();
 	out_flush();
 	close(out_fd);
@@ -2050,10 +2077,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		nr_exit = 60;
 		nr_exit_group = 231;
 		nr_clone = 56;
+		nr_fork = 57;
+		nr_vfork = 58;
 	} else if (arch == DBTP_ARCH_AARCH64) {
 		nr_exit = 93;
 		nr_exit_group = 94;
 		nr_clone = 220;
+		nr_fork = nr_vfork = -1; /* clone only */
 	} else {
 		complain("dbtprof plugin: guest architecture '%s' is not "
 			 "supported (x86_64, aarch64)",

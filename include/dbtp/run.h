@@ -74,7 +74,7 @@ struct dbtp_run_opts {
  * struct dbtp_run - a started run.
  * @pid: QEMU's process id.
  * @fd: read end of the plugin's trace stream.
- * @program: absolute path of the guest program.
+ * @program: absolute path of the program QEMU runs (a script's interpreter).
  * @qemu, @qemu_version: emulator path and the first line of its --version.
  * @cpu: the CPU model used.
  * @qemu_argv: QEMU's whole command line, NULL-terminated.
@@ -92,10 +92,13 @@ struct dbtp_run {
 };
 
 /**
- * dbtp_run_start() - resolve @argv[0], pick QEMU, start it.
+ * dbtp_run_start() - resolve @argv[0], pick QEMU, start it.  A "#!" script
+ * runs as Linux runs it, its interpreter under QEMU (@r->program), and
+ * `#!/usr/bin/env NAME` runs NAME from the guest's PATH.
  * Fails with a one-line message if the program is missing or not an
- * x86-64/AArch64 ELF, QEMU is missing, or the AArch64 sysroot is needed and
- * absent.  On success the caller reads @r->fd and then calls dbtp_run_wait().
+ * x86-64/AArch64 ELF or a script of one, QEMU is missing, or the AArch64
+ * sysroot is needed and absent.  On success the caller reads @r->fd and then
+ * calls dbtp_run_wait().
  */
 int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		   char *const argv[], dbtp_err *err);
@@ -106,6 +109,23 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 int dbtp_run_wait(struct dbtp_run *r, int *status, dbtp_err *err);
 
 void dbtp_run_free(struct dbtp_run *r);
+
+/* The bytes of a "#!" line Linux reads (the line, its newline excluded, is
+ * at most one fewer). */
+#define DBTP_SHEBANG_MAX 256
+
+/**
+ * dbtp_shebang_parse() - the "#!" line at the start of @buf (@n bytes, the
+ * first DBTP_SHEBANG_MAX looked at), read as Linux reads it: the
+ * interpreter, the first word after "#!" and any blanks, into @interp, and
+ * the rest of the line, blanks around it stripped, as one word into @arg
+ * ("" if none).
+ *
+ * Return: 1; 0 if @buf does not start with "#!"; -1 if the line names no
+ * interpreter; -2 if it has no end within DBTP_SHEBANG_MAX bytes.
+ */
+int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
+		       char arg[DBTP_SHEBANG_MAX]);
 
 /**
  * dbtp_find_in_path() - the absolute path of @name (searched in $PATH if it

@@ -268,9 +268,11 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err);
  * @saw_end: the plugin's END record arrived.
  * @cut: bytes of a partial last record that were dropped (the producer
  *       died mid-record).
+ * @forks: processes the guest started, not recorded (the plugin's INFO
+ *       `forks`; 0 if none arrived).
  */
 struct dbtp_copy_result {
-	uint64_t bytes, records, cut;
+	uint64_t bytes, records, cut, forks;
 	int saw_end;
 };
 

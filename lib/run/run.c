@@ -32,34 +32,96 @@ static const char *const fixed_env[] = {
 /* Where the plugin's stream lands in QEMU: high, away from the guest's own. */
 #define PLUGIN_FD 1023
 
-char *dbtp_find_in_path(const char *name)
+/* @name (no slash) searched in the directories of the PATH-style list @dirs:
+ * its absolute path, or NULL. */
+static char *find_in(const char *dirs, const char *name)
 {
-	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
 
-	if (!*name)
-		return NULL;
-	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : realpath(name, NULL);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
+	while (*dirs) {
+		size_t n = strcspn(dirs, ":");
 		struct stat st;
 
 		if (n && n + strlen(name) + 2 <= sizeof(buf)) {
-			memcpy(buf, path, n);
+			memcpy(buf, dirs, n);
 			buf[n] = '/';
 			strcpy(buf + n + 1, name);
 			if (!stat(buf, &st) && S_ISREG(st.st_mode) &&
 			    !access(buf, X_OK))
 				return realpath(buf, NULL);
 		}
-		path += n;
-		if (*path == ':')
-			path++;
+		dirs += n;
+		if (*dirs == ':')
+			dirs++;
 	}
 	return NULL;
+}
+
+char *dbtp_find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : realpath(name, NULL);
+	return find_in(path ? path : fixed_env[0] + 5, name);
+}
+
+int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
+		       char arg[DBTP_SHEBANG_MAX])
+{
+	char line[DBTP_SHEBANG_MAX + 1], *p, *e;
+	size_t k;
+
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	n = n < DBTP_SHEBANG_MAX ? n : DBTP_SHEBANG_MAX;
+	memcpy(line, buf, n);
+	line[n] = '\0';
+	e = memchr(line, '\n', n);
+	if (!e && n == DBTP_SHEBANG_MAX)
+		return -2;
+	if (e)
+		*e = '\0';
+	p = line + 2 + strspn(line + 2, " \t");
+	k = strcspn(p, " \t");
+	if (!k)
+		return -1;
+	memcpy(interp, p, k);
+	interp[k] = '\0';
+	p += k;
+	p += strspn(p, " \t");
+	for (e = p + strlen(p); e > p && (e[-1] == ' ' || e[-1] == '\t');)
+		*--e = '\0';
+	strcpy(arg, p);
+	return 1;
+}
+
+/* Linux follows this many interpreters (a script's may be a script). */
+#define SHEBANG_DEPTH 4
+
+/* dbtp_shebang_parse() of @path's first bytes, errors in @err. */
+static int shebang(const char *path, char *interp, char *arg, dbtp_err *err)
+{
+	char buf[DBTP_SHEBANG_MAX];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), k;
+
+	if (fd < 0)
+		return dbtp_err_set(err, errno, "%s: %s", path,
+				    strerror(errno));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	k = dbtp_shebang_parse(buf, n > 0 ? (size_t)n : 0, interp, arg);
+	if (k == -2)
+		return dbtp_err_set(err, ENOEXEC,
+				    "%s: its #! line is longer than %d bytes",
+				    path, DBTP_SHEBANG_MAX - 1);
+	if (k < 0)
+		return dbtp_err_set(
+		    err, ENOEXEC, "%s: its #! line names no interpreter", path);
+	return k;
 }
 
 struct strv {
@@ -91,6 +153,85 @@ static void strv_free(char **v)
 	for (size_t i = 0; v && v[i]; i++)
 		free(v[i]);
 	free(v);
+}
+
+/* @s with @a (if not empty) and @b put before its words. */
+static void strv_prepend(struct strv *s, const char *a, const char *b)
+{
+	struct strv t = {0};
+
+	if (*a)
+		strv_add(&t, a);
+	strv_add(&t, b);
+	for (size_t i = 0; i < s->n; i++)
+		strv_add(&t, s->v[i]);
+	t.nomem |= s->nomem;
+	strv_free(s->v);
+	*s = t;
+}
+
+/*
+ * Follow @r->program's "#!" lines as Linux does: a script runs as its
+ * interpreter given the line's argument, if any, and the script's path
+ * (@given if that has a slash, as a shell would pass it) before the
+ * script's own arguments, and the interpreter may be a script in turn.
+ * `#!/usr/bin/env NAME` runs NAME from the guest's PATH (@dirs), as env
+ * would: env itself would start it with execve, out of QEMU.  After,
+ * @r->program is the program QEMU starts, @words what goes between it and
+ * the arguments, and @argv0 the base name of the interpreter as the line
+ * names it, the guest's default argv[0] ("" if @r->program is no script).
+ */
+static int follow_scripts(struct dbtp_run *r, const char *given,
+			  const char *dirs, struct strv *words,
+			  char argv0[DBTP_SHEBANG_MAX], dbtp_err *err)
+{
+	char name[DBTP_SHEBANG_MAX], arg[DBTP_SHEBANG_MAX], script[PATH_MAX];
+	char as[PATH_MAX]; /* the script's path as its caller named it */
+
+	snprintf(script, sizeof(script), "%s", r->program);
+	snprintf(as, sizeof(as), "%s", strchr(given, '/') ? given : r->program);
+	*argv0 = '\0';
+	for (int depth = 0;; depth++) {
+		const char *base;
+		char *next;
+		int k = shebang(r->program, name, arg, err);
+
+		if (k <= 0)
+			return k;
+		if (depth == SHEBANG_DEPTH)
+			return dbtp_err_set(err, ELOOP,
+					    "%s: more than %d levels of #! "
+					    "interpreters",
+					    script, SHEBANG_DEPTH);
+		base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+		if (!strcmp(base, "env") && *arg && *arg != '-' &&
+		    !strpbrk(arg, "= \t")) {
+			next = strchr(arg, '/') ? realpath(arg, NULL)
+						: find_in(dirs, arg);
+			if (!next)
+				return dbtp_err_set(
+				    err, ENOENT,
+				    "%s: #!%s %s: %s not found in the guest's "
+				    "PATH (%s)",
+				    script, name, arg, arg, dirs);
+			strv_prepend(words, "", as);
+			base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+		} else {
+			next = access(name, X_OK) ? NULL : realpath(name, NULL);
+			if (!next)
+				return dbtp_err_set(err, ENOENT,
+						    "%s: its interpreter %s "
+						    "is missing",
+						    script, name);
+			strv_prepend(words, arg, as);
+		}
+		free(r->program);
+		r->program = next;
+		memmove(argv0, base, strlen(base) + 1);
+		snprintf(as, sizeof(as), "%s", name);
+		if (words->nomem)
+			return dbtp_err_set(err, ENOMEM, "out of memory");
+	}
 }
 
 char **dbtp_run_env(int keep_env, const char *const *extra, size_t n)
@@ -201,9 +342,10 @@ static void digest(struct dbtp_run *r)
 int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		   char *const argv[], dbtp_err *err)
 {
-	struct strv qa = {0}, env = {0};
-	const char *sysroot = o->sysroot;
-	char interp[PATH_MAX], arg[PATH_MAX + 256], *base;
+	struct strv qa = {0}, env = {0}, words = {0};
+	const char *sysroot = o->sysroot, *dirs = fixed_env[0] + 5;
+	char interp[PATH_MAX], arg[PATH_MAX + 256], argv0[DBTP_SHEBANG_MAX],
+	    *base;
 	int p[2] = {-1, -1}, st[2] = {-1, -1};
 	ssize_t n;
 	int child_errno = 0;
@@ -222,15 +364,27 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		return dbtp_err_set(err, ENOENT, "%s: program not found%s",
 				    argv[0],
 				    strchr(argv[0], '/') ? "" : " in PATH");
-	if (dbtp_elf_probe(r->program, &r->arch, &r->dynamic, interp,
+
+	/* The guest's environment, whose PATH an `env` #! line searches. */
+	env.v = dbtp_run_env(o->keep_env, o->env, o->nenv);
+	env.nomem = !env.v;
+	for (size_t i = 0; env.v && env.v[i]; i++)
+		if (!strncmp(env.v[i], "PATH=", 5))
+			dirs = env.v[i] + 5;
+	if (env.nomem) {
+		dbtp_err_set(err, ENOMEM, "out of memory");
+		goto fail_v;
+	}
+	if (follow_scripts(r, argv[0], dirs, &words, argv0, err) ||
+	    dbtp_elf_probe(r->program, &r->arch, &r->dynamic, interp,
 			   sizeof(interp), err))
-		goto fail;
+		goto fail_v;
 	if (o->qemu) {
 		r->qemu = dbtp_find_in_path(o->qemu);
 		if (!r->qemu) {
 			dbtp_err_set(err, ENOENT, "%s: QEMU not found",
 				     o->qemu);
-			goto fail;
+			goto fail_v;
 		}
 	} else {
 		const char *name = r->arch == DBTP_ARCH_X86_64 ? "qemu-x86_64"
@@ -242,7 +396,7 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 				     "%s not found in PATH (Debian package "
 				     "qemu-user; `make deps` installs it)",
 				     name);
-			goto fail;
+			goto fail_v;
 		}
 	}
 	if (r->arch == DBTP_ARCH_AARCH64 && r->dynamic) {
@@ -256,7 +410,7 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 				     "(Debian package libc6-arm64-cross, or "
 				     "give --sysroot)",
 				     r->program, arg);
-			goto fail;
+			goto fail_v;
 		}
 	}
 	r->cpu = strdup(o->cpu			      ? o->cpu
@@ -264,10 +418,6 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 						      : "max");
 	r->qemu_version = qemu_version_of(r->qemu);
 	base = strrchr(r->program, '/');
-
-	/* The guest's environment. */
-	env.v = dbtp_run_env(o->keep_env, o->env, o->nenv);
-	env.nomem = !env.v;
 
 	/* QEMU's command line. */
 	strv_add(&qa, r->qemu);
@@ -281,7 +431,7 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		strv_add(&qa, sysroot);
 	}
 	strv_add(&qa, "-0");
-	strv_add(&qa, o->argv0 ? o->argv0 : base + 1);
+	strv_add(&qa, o->argv0 ? o->argv0 : *argv0 ? argv0 : base + 1);
 	n = snprintf(arg, sizeof(arg), "%s,fd=%d,mode=%s", o->plugin, PLUGIN_FD,
 		     o->mode ? o->mode : "blocks");
 	if (o->chunk)
@@ -299,8 +449,12 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 	strv_add(&qa, "-plugin");
 	strv_add(&qa, arg);
 	strv_add(&qa, r->program);
+	for (size_t i = 0; i < words.n; i++)
+		strv_add(&qa, words.v[i]);
 	for (size_t i = 1; argv[i]; i++)
 		strv_add(&qa, argv[i]);
+	strv_free(words.v);
+	words.v = NULL;
 	if (qa.nomem || env.nomem || !r->cpu || !r->qemu_version) {
 		dbtp_err_set(err, ENOMEM, "out of memory");
 		goto fail_v;
@@ -370,7 +524,7 @@ fail_p:
 fail_v:
 	strv_free(qa.v);
 	strv_free(env.v);
-fail:
+	strv_free(words.v);
 	free(r->program);
 	free(r->qemu);
 	free(r->cpu);

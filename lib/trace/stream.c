@@ -50,6 +50,30 @@ static int put_kvs(struct dbtp_buf *b, const char *const *kv, size_t nkv)
 	return 0;
 }
 
+/* The value of INFO key "forks" in the uncompressed payload @p, @n bytes,
+ * or 0. */
+static uint64_t info_forks(const uint8_t *p, size_t n)
+{
+	struct dbtp_cursor c;
+
+	dbtp_cursor_init(&c, p, n);
+	while (!dbtp_cursor_done(&c) && !c.bad) {
+		uint64_t kl = dbtp_get_varint(&c);
+		const uint8_t *k = dbtp_get_bytes(&c, kl);
+		uint64_t vl = dbtp_get_varint(&c);
+		const uint8_t *v = dbtp_get_bytes(&c, vl);
+		char num[24];
+
+		if (!c.bad && kl == 5 && !memcmp(k, "forks", 5) && vl &&
+		    vl < sizeof(num)) {
+			memcpy(num, v, vl);
+			num[vl] = '\0';
+			return strtoull(num, NULL, 10);
+		}
+	}
+	return 0;
+}
+
 int dbtp_stream_copy(int in, const char *in_name, int out, const char *out_name,
 		     const char *const *kv, size_t nkv,
 		     struct dbtp_copy_result *res, dbtp_err *err)
@@ -126,6 +150,12 @@ int dbtp_stream_copy(int in, const char *in_name, int out, const char *out_name,
 		}
 		res->bytes += DBTP_FRAME_LEN + f.stored_len;
 		res->records++;
+		if (f.type == DBTP_REC_INFO && !(f.flags & DBTP_FLAG_ZSTD)) {
+			uint64_t k =
+			    info_forks(buf.p + DBTP_FRAME_LEN, f.stored_len);
+
+			res->forks = k ? k : res->forks;
+		}
 		if (res->records == 1 && nkv) {
 			info.len = 0;
 			if (put_kvs(&info, kv, nkv)) {

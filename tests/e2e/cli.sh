@@ -18,9 +18,48 @@ s=$?
 set -e
 eq "missing program status" 125 "$s"
 contains "missing program" "program not found" "$out"
-printf '#!/bin/sh\necho hi\n' >"$T/script.sh"
-chmod +x "$T/script.sh"
-contains "not ELF" "not an ELF" "$("$DBTPROF" record -o "$T/x.trace" -- "$T/script.sh" 2>&1 || true)"
+printf 'echo hi\n' >"$T/text"
+chmod +x "$T/text"
+contains "not ELF" "not an ELF" "$("$DBTPROF" record -o "$T/x.trace" -- "$T/text" 2>&1 || true)"
+
+# A "#!" script runs as Linux runs it, its interpreter recorded: the same
+# words reach it as natively (the script's path as given, the line's one
+# argument, the interpreter a script in turn), `#!/usr/bin/env NAME` runs
+# NAME from the guest's PATH, and the status passes through.
+printf '#!/bin/sh\necho "hi $0 $*"\nexit 3\n' >"$T/script.sh"
+printf '#!/usr/bin/env   sh  \necho "env $0 $*"\n' >"$T/env.sh"
+printf '#!%s  x  y\n' "$T/script.sh" >"$T/nested"
+printf '#!/no/such/shell\n' >"$T/missing"
+printf '#!  \n' >"$T/empty"
+printf '#!/usr/bin/env no-such-tool-here\n' >"$T/noenv"
+chmod +x "$T/script.sh" "$T/env.sh" "$T/nested" "$T/missing" "$T/empty" "$T/noenv"
+for s in script.sh env.sh nested; do
+	set +e
+	native=$(cd "$T" && "./$s" a b)
+	ns=$?
+	recorded=$(cd "$T" && "$DBTPROF" record -q -o "$T/$s.trace" -- "./$s" a b)
+	rs=$?
+	set -e
+	eq "#! $s output" "$native" "$recorded"
+	eq "#! $s status" "$ns" "$rs"
+	eq "#! $s verifies" 0 "$(status "$DBTPROF" verify "$T/$s.trace")"
+done
+eq "#! output" "hi ./script.sh a b" "$(cd "$T" && "$DBTPROF" record -q -o "$T/x.trace" -- ./script.sh a b || true)"
+eq "#! nested output" "hi $T/script.sh x  y ./nested a b" \
+	"$(cd "$T" && "$DBTPROF" record -q -o "$T/x.trace" -- ./nested a b || true)"
+q=$(js "$T/script.sh.trace" .qemu_command)
+contains "#! interpreter recorded" "$(readlink -f /bin/sh) ./script.sh a b" "$q"
+contains "#! argv[0]" "-0 sh " "$q"
+for s in missing empty noenv; do
+	eq "#! $s status" 125 "$(status "$DBTPROF" record -o "$T/x.trace" -- "$T/$s")"
+	eq "#! $s one line" 1 "$("$DBTPROF" record -o "$T/x.trace" -- "$T/$s" 2>&1 | wc -l)"
+done
+contains "#! missing" "its interpreter /no/such/shell is missing" \
+	"$("$DBTPROF" record -o "$T/x.trace" -- "$T/missing" 2>&1 || true)"
+contains "#! empty" "names no interpreter" \
+	"$("$DBTPROF" record -o "$T/x.trace" -- "$T/empty" 2>&1 || true)"
+contains "#! env" "no-such-tool-here not found in the guest's PATH" \
+	"$("$DBTPROF" record -o "$T/x.trace" -- "$T/noenv" 2>&1 || true)"
 eq "no output" 2 "$(status "$DBTPROF" record -- "$G/x86_64/loop")"
 eq "bad mode" 2 "$(status "$DBTPROF" record -m fast -o "$T/x.trace" -- "$G/x86_64/loop")"
 contains "missing qemu" "QEMU not found" \

@@ -89,4 +89,32 @@ s=$?
 set -e
 eq "unwritable status" 125 "$s"
 contains "unwritable" "cannot create /nonexistent/dir/x.trace" "$out"
+# What runs outside the recording is said, not lost silently: processes a
+# guest starts (a fork's and a vfork's child; every mode, both guests) and
+# the program an execve starts natively in QEMU's place.
+for g in c c-aarch64; do
+	for m in blocks count bbv mem; do
+		set +e
+		out=$("$DBTPROF" record -q -m $m -o "$T/fork.trace" -- "$G/$g/forker" 2>&1)
+		s=$?
+		set -e
+		eq "forker $g $m status" 0 "$s"
+		contains "forker $g $m output" "children 48 3" "$out"
+		contains "forker $g $m warning" "the guest started 2 processes" "$out"
+		eq "forker $g $m forks" 2 "$(js "$T/fork.trace" .end.forks)"
+	done
+done
+contains "forker verify" "the guest started 2 processes (fork, vfork or clone), not recorded" \
+	"$("$DBTPROF" verify "$T/fork.trace")"
+eq "threads record" 0 "$(rec "$T/mt.trace" "$G/c/mt")"
+eq "threads are no forks" 0 "$(js "$T/mt.trace" .end.forks)"
+set +e
+out=$("$DBTPROF" record -q -o "$T/exec.trace" -- /bin/sh -c 'exec sleep 0.5' 2>&1)
+s=$?
+set -e
+eq "exec status" 0 "$s"
+contains "exec warning" "the guest called execve: $(readlink -f /bin/sleep) ran natively" "$out"
+eq "exec in stats" "$(readlink -f /bin/sleep)" "$(js "$T/exec.trace" .end.exec)"
+contains "exec in verify" "the guest called execve" "$("$DBTPROF" verify "$T/exec.trace" || true)"
+eq "no exec, no key" null "$(js "$T/fork.trace" .end.exec)"
 done_ok

@@ -1,15 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-elf.c - libFuzzer harness for lib/isa/elf.c: probe, symbol table
- * load and lookups on arbitrary bytes.
+ * fuzz-elf.c - libFuzzer harness for what reads a program file's first
+ * bytes: lib/isa/elf.c's probe, symbol table load and lookups, and
+ * lib/run/run.c's "#!" line parser, on arbitrary bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dbtp/elf.h"
+#include "dbtp/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A "#!" line parsed: words within bounds, without the blanks and the
+ * newline around them; a line cut short or without an interpreter refused. */
+static void shebang(const uint8_t *copy, size_t size)
+{
+	char interp[DBTP_SHEBANG_MAX], arg[DBTP_SHEBANG_MAX];
+	size_t k, a;
+	int r = dbtp_shebang_parse((const char *)copy, size, interp, arg);
+
+	if (r < -2 || r > 1 || (size < 2 && r) ||
+	    (r && (copy[0] != '#' || copy[1] != '!')))
+		__builtin_trap();
+	if (r != 1)
+		return;
+	k = strnlen(interp, sizeof(interp));
+	a = strnlen(arg, sizeof(arg));
+	if (!k || k + a + 2 >= DBTP_SHEBANG_MAX || strpbrk(interp, " \t\n") ||
+	    strchr(arg, '\n') ||
+	    (a && (strchr(" \t", arg[0]) || strchr(" \t", arg[a - 1]))))
+		__builtin_trap();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 
+	shebang(copy, size);
 	dbtp_elf_probe_mem(copy, size, "fuzz", &arch, &dyn, interp,
 			   sizeof(interp), &err);
 	if (dbtp_symtab_load_mem(&st, copy, size, "fuzz", &err) == 0) {
