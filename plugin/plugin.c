@@ -34,7 +34,9 @@
  *
  * Threads are found through thread-local storage, not the vCPU index, which
  * QEMU recycles when guest threads exit.  Children of a guest fork() are not
- * recorded (their copy of the plugin goes quiet and closes the output).
+ * recorded (their copy of the plugin goes quiet and closes the output); the
+ * parent counts them (INFO forks).  At an execve, which would replace QEMU,
+ * the calling thread's events are written out first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -243,6 +245,7 @@ static int write_errno;	 /* first output error; later writes are skipped */
 static int forked_child; /* we are a guest fork()'s copy: stay quiet */
 static enum dbtp_arch arch;
 static int64_t nr_exit, nr_exit_group, nr_clone, nr_fork, nr_vfork;
+static int64_t nr_execve, nr_execveat;
 static uint64_t nforks; /* processes the guest started (not recorded) */
 static int exit_seen;
 static uint64_t exit_code;
@@ -1521,6 +1524,25 @@ static inline void note_fork(int64_t num, uint64_t a1)
 		__atomic_fetch_add(&nforks, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Thread @t calls execve: if it succeeds, QEMU's process becomes the new
+ * program, natively, and nothing of the plugin runs again, so what the
+ * thread recorded, its execve included, goes out now (the writer encodes
+ * and writes a queued buffer, then wakes q_space).  If it fails, the
+ * thread goes on with a fresh buffer, as after a full one.
+ */
+static void flush_for_exec(struct thr *t)
+{
+	pthread_mutex_lock(&t->mu);
+	if (!t->frozen)
+		hand_over(t, -1, NULL);
+	pthread_mutex_unlock(&t->mu);
+	pthread_mutex_lock(&q_mu);
+	while (t->queued)
+		pthread_cond_wait(&q_space, &q_mu);
+	pthread_mutex_unlock(&q_mu);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
@@ -1544,6 +1566,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	w[6] = a6;
 	__atomic_store_n(&t->n, t->n + 7, __ATOMIC_RELEASE);
 	note_fork(num, a1);
+	if ((num == nr_execve || num == nr_execveat) && !forked_child)
+		flush_for_exec(t);
 	if (num == nr_exit_group) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -2079,11 +2103,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		nr_clone = 56;
 		nr_fork = 57;
 		nr_vfork = 58;
+		nr_execve = 59;
+		nr_execveat = 322;
 	} else if (arch == DBTP_ARCH_AARCH64) {
 		nr_exit = 93;
 		nr_exit_group = 94;
 		nr_clone = 220;
 		nr_fork = nr_vfork = -1; /* clone only */
+		nr_execve = 221;
+		nr_execveat = 281;
 	} else {
 		complain("dbtprof plugin: guest architecture '%s' is not "
 			 "supported (x86_64, aarch64)",

@@ -117,4 +117,9 @@ contains "exec warning" "the guest called execve: $(readlink -f /bin/sleep) ran 
 eq "exec in stats" "$(readlink -f /bin/sleep)" "$(js "$T/exec.trace" .end.exec)"
 contains "exec in verify" "the guest called execve" "$("$DBTPROF" verify "$T/exec.trace" || true)"
 eq "no exec, no key" null "$(js "$T/fork.trace" .end.exec)"
+contains "exec: the trace runs up to it" "syscall 59 execve" "$("$DBTPROF" dump "$T/exec.trace" | tail -n 1)"
+eq "exec: the shell's blocks" 1 "$(test "$(js "$T/exec.trace" .block_executions)" -gt 10000 && echo 1)"
+eq "failed exec status" 127 "$(status "$DBTPROF" record -q -o "$T/noexec.trace" -- /bin/sh -c 'exec /no/such/program 2>/dev/null')"
+eq "failed exec: the run goes on to its end" 0 "$(status "$DBTPROF" verify "$T/noexec.trace")"
+eq "failed exec: no exec key" null "$(js "$T/noexec.trace" .end.exec)"
 done_ok
