@@ -194,7 +194,7 @@ static int follow_scripts(struct dbtp_run *r, const char *given,
 	for (int depth = 0;; depth++) {
 		const char *base;
 		char *next;
-		int k = shebang(r->program, name, arg, err);
+		int k = shebang(r->program, name, arg, err), via_env;
 
 		if (k <= 0)
 			return k;
@@ -204,8 +204,9 @@ static int follow_scripts(struct dbtp_run *r, const char *given,
 					    "interpreters",
 					    script, SHEBANG_DEPTH);
 		base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
-		if (!strcmp(base, "env") && *arg && *arg != '-' &&
-		    !strpbrk(arg, "= \t")) {
+		via_env = !strcmp(base, "env") && *arg && *arg != '-' &&
+			  !strpbrk(arg, "= \t");
+		if (via_env) {
 			next = strchr(arg, '/') ? realpath(arg, NULL)
 						: find_in(dirs, arg);
 			if (!next)
@@ -225,10 +226,12 @@ static int follow_scripts(struct dbtp_run *r, const char *given,
 						    script, name);
 			strv_prepend(words, arg, as);
 		}
+		/* a script in turn is named as the line names it, or as env
+		 * found it */
+		snprintf(as, sizeof(as), "%s", via_env ? next : name);
 		free(r->program);
 		r->program = next;
 		memmove(argv0, base, strlen(base) + 1);
-		snprintf(as, sizeof(as), "%s", name);
 		if (words->nomem)
 			return dbtp_err_set(err, ENOMEM, "out of memory");
 	}

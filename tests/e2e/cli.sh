@@ -50,6 +50,12 @@ eq "#! nested output" "hi $T/script.sh x  y ./nested a b" \
 q=$(js "$T/script.sh.trace" .qemu_command)
 contains "#! interpreter recorded" "$(readlink -f /bin/sh) ./script.sh a b" "$q"
 contains "#! argv[0]" "-0 sh " "$q"
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "inner $0 $*"\n' >"$T/bin/inner"
+printf '#!/usr/bin/env inner\n' >"$T/outer"
+chmod +x "$T/bin/inner" "$T/outer"
+eq "#! env to a script" "$(cd "$T" && PATH="$T/bin:/usr/bin:/bin" ./outer a)" \
+	"$(cd "$T" && "$DBTPROF" record -q -e PATH="$T/bin:/usr/bin:/bin" -o "$T/x.trace" -- ./outer a)"
 for s in missing empty noenv; do
 	eq "#! $s status" 125 "$(status "$DBTPROF" record -o "$T/x.trace" -- "$T/$s")"
 	eq "#! $s one line" 1 "$("$DBTPROF" record -o "$T/x.trace" -- "$T/$s" 2>&1 | wc -l)"
