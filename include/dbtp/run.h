@@ -128,6 +128,27 @@ int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
 		       char arg[DBTP_SHEBANG_MAX]);
 
 /**
+ * dbtp_resolve_program() - the program that runs when @name is started as
+ * Linux starts it: @name itself (searched in $PATH if it has no slash) or,
+ * for a "#!" script, its interpreter, given the line's argument (if any)
+ * and the script's path (@name if that has a slash) before the script's
+ * own arguments; the interpreter may be a script in turn (four levels),
+ * and `#!/usr/bin/env NAME` runs NAME from @dirs (a PATH-style list: the
+ * guest's), as env would, so that what runs is NAME itself.
+ * @program: receives its absolute path; the caller frees it.
+ * @words: receives the NULL-terminated words that go between it and the
+ *	arguments, NULL for an executable; free with dbtp_run_env_free().
+ * @argv0: receives the base name of the interpreter as the "#!" line names
+ *	it, the default argv[0]; "" for an executable.
+ *
+ * Return: 0, or -1 with @err set (not found; a "#!" line without an
+ * interpreter, too long, or too deep; its interpreter missing).
+ */
+int dbtp_resolve_program(const char *name, const char *dirs, char **program,
+			 char ***words, char argv0[DBTP_SHEBANG_MAX],
+			 dbtp_err *err);
+
+/**
  * dbtp_find_in_path() - the absolute path of @name (searched in $PATH if it
  * has no slash), or NULL.  Caller frees.
  */

@@ -1081,7 +1081,10 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	struct run r = {0};
 	enum dbtp_arch arch;
 	int dynamic, p[2], msg[2], st, rc = -1;
-	char **cargv = NULL, **envp = NULL;
+	char **cargv = NULL, **envp = NULL, **words = NULL;
+	char interp[DBTP_SHEBANG_MAX];
+	const char *dirs = "/usr/local/bin:/usr/bin:/bin";
+	size_t nwords = 0;
 	const char *base;
 	size_t argc = 0;
 	ssize_t n;
@@ -1098,12 +1101,17 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	r.want_len = o->on_block || o->decode;
 	if (!argv || !argv[0])
 		return dbtp_err_set(err, EINVAL, "no program given");
-	res->program = dbtp_find_in_path(argv[0]);
-	if (!res->program)
-		return dbtp_err_set(err, ENOENT, "%s: program not found%s",
-				    argv[0],
-				    strchr(argv[0], '/') ? "" : " in PATH");
-	if (dbtp_elf_probe(res->program, &arch, &dynamic, NULL, 0, err))
+	/* the environment first: a "#!/usr/bin/env NAME" line searches its
+	 * PATH */
+	envp = dbtp_run_env(o->keep_env, o->env, o->nenv);
+	if (!envp)
+		return nomem(err);
+	for (size_t i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			dirs = envp[i] + 5;
+	if (dbtp_resolve_program(argv[0], dirs, &res->program, &words, interp,
+				 err) ||
+	    dbtp_elf_probe(res->program, &arch, &dynamic, NULL, 0, err))
 		goto out;
 	if (arch != DBTP_ARCH_X86_64) {
 		dbtp_err_set(err, EINVAL,
@@ -1115,20 +1123,24 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	if (r.want_len && dbtp_disasm_open(&r.dis, DBTP_ARCH_X86_64, err))
 		goto out;
 	base = strrchr(res->program, '/');
-	res->argv0 = strdup(o->argv0 ? o->argv0
-			    : base   ? base + 1
-				     : res->program);
+	res->argv0 = strdup(o->argv0  ? o->argv0
+			    : *interp ? interp
+			    : base    ? base + 1
+				      : res->program);
 	while (argv[argc])
 		argc++;
-	cargv = calloc(argc + 1, sizeof(*cargv));
-	envp = dbtp_run_env(o->keep_env, o->env, o->nenv);
-	if (!res->argv0 || !cargv || !envp) {
+	while (words && words[nwords])
+		nwords++;
+	cargv = calloc(nwords + argc + 1, sizeof(*cargv));
+	if (!res->argv0 || !cargv) {
 		nomem(err);
 		goto out;
 	}
 	cargv[0] = res->argv0;
+	for (size_t i = 0; i < nwords; i++)
+		cargv[1 + i] = words[i];
 	for (size_t i = 1; i < argc; i++)
-		cargv[i] = argv[i];
+		cargv[nwords + i] = argv[i];
 
 	if (pipe2(p, O_CLOEXEC)) {
 		dbtp_err_set(err, errno, "pipe: %s", strerror(errno));
@@ -1210,6 +1222,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 out:
 	free(cargv);
 	dbtp_run_env_free(envp);
+	dbtp_run_env_free(words);
 	free(r.th);
 	free(r.lc.k);
 	free(r.lc.v);

@@ -170,71 +170,83 @@ static void strv_prepend(struct strv *s, const char *a, const char *b)
 	*s = t;
 }
 
-/*
- * Follow @r->program's "#!" lines as Linux does: a script runs as its
- * interpreter given the line's argument, if any, and the script's path
- * (@given if that has a slash, as a shell would pass it) before the
- * script's own arguments, and the interpreter may be a script in turn.
- * `#!/usr/bin/env NAME` runs NAME from the guest's PATH (@dirs), as env
- * would: env itself would start it with execve, out of QEMU.  After,
- * @r->program is the program QEMU starts, @words what goes between it and
- * the arguments, and @argv0 the base name of the interpreter as the line
- * names it, the guest's default argv[0] ("" if @r->program is no script).
- */
-static int follow_scripts(struct dbtp_run *r, const char *given,
-			  const char *dirs, struct strv *words,
-			  char argv0[DBTP_SHEBANG_MAX], dbtp_err *err)
+int dbtp_resolve_program(const char *name, const char *dirs, char **program,
+			 char ***words, char argv0[DBTP_SHEBANG_MAX],
+			 dbtp_err *err)
 {
-	char name[DBTP_SHEBANG_MAX], arg[DBTP_SHEBANG_MAX], script[PATH_MAX];
+	char interp[DBTP_SHEBANG_MAX], arg[DBTP_SHEBANG_MAX], script[PATH_MAX];
 	char as[PATH_MAX]; /* the script's path as its caller named it */
+	struct strv w = {0};
 
-	snprintf(script, sizeof(script), "%s", r->program);
-	snprintf(as, sizeof(as), "%s", strchr(given, '/') ? given : r->program);
+	*words = NULL;
 	*argv0 = '\0';
+	*program = dbtp_find_in_path(name);
+	if (!*program)
+		return dbtp_err_set(err, ENOENT, "%s: program not found%s",
+				    name, strchr(name, '/') ? "" : " in PATH");
+	snprintf(script, sizeof(script), "%s", *program);
+	snprintf(as, sizeof(as), "%s", strchr(name, '/') ? name : *program);
 	for (int depth = 0;; depth++) {
 		const char *base;
 		char *next;
-		int k = shebang(r->program, name, arg, err), via_env;
+		int k = shebang(*program, interp, arg, err), via_env;
 
-		if (k <= 0)
-			return k;
-		if (depth == SHEBANG_DEPTH)
-			return dbtp_err_set(err, ELOOP,
-					    "%s: more than %d levels of #! "
-					    "interpreters",
-					    script, SHEBANG_DEPTH);
-		base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+		if (k < 0)
+			goto fail;
+		if (!k)
+			break;
+		if (depth == SHEBANG_DEPTH) {
+			dbtp_err_set(err, ELOOP,
+				     "%s: more than %d levels of #! "
+				     "interpreters",
+				     script, SHEBANG_DEPTH);
+			goto fail;
+		}
+		base = strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp;
 		via_env = !strcmp(base, "env") && *arg && *arg != '-' &&
 			  !strpbrk(arg, "= \t");
 		if (via_env) {
 			next = strchr(arg, '/') ? realpath(arg, NULL)
 						: find_in(dirs, arg);
-			if (!next)
-				return dbtp_err_set(
-				    err, ENOENT,
-				    "%s: #!%s %s: %s not found in the guest's "
-				    "PATH (%s)",
-				    script, name, arg, arg, dirs);
-			strv_prepend(words, "", as);
+			if (!next) {
+				dbtp_err_set(err, ENOENT,
+					     "%s: #!%s %s: %s not found in the "
+					     "guest's PATH (%s)",
+					     script, interp, arg, arg, dirs);
+				goto fail;
+			}
+			strv_prepend(&w, "", as);
 			base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
 		} else {
-			next = access(name, X_OK) ? NULL : realpath(name, NULL);
-			if (!next)
-				return dbtp_err_set(err, ENOENT,
-						    "%s: its interpreter %s "
-						    "is missing",
-						    script, name);
-			strv_prepend(words, arg, as);
+			next = access(interp, X_OK) ? NULL
+						    : realpath(interp, NULL);
+			if (!next) {
+				dbtp_err_set(
+				    err, ENOENT,
+				    "%s: its interpreter %s is missing", script,
+				    interp);
+				goto fail;
+			}
+			strv_prepend(&w, arg, as);
 		}
-		/* a script in turn is named as the line names it, or as env
+		/* a script in turn is named as the interp names it, or as env
 		 * found it */
-		snprintf(as, sizeof(as), "%s", via_env ? next : name);
-		free(r->program);
-		r->program = next;
+		snprintf(as, sizeof(as), "%s", via_env ? next : interp);
+		free(*program);
+		*program = next;
 		memmove(argv0, base, strlen(base) + 1);
-		if (words->nomem)
-			return dbtp_err_set(err, ENOMEM, "out of memory");
+		if (w.nomem) {
+			dbtp_err_set(err, ENOMEM, "out of memory");
+			goto fail;
+		}
 	}
+	*words = w.v;
+	return 0;
+fail:
+	strv_free(w.v);
+	free(*program);
+	*program = NULL;
+	return -1;
 }
 
 char **dbtp_run_env(int keep_env, const char *const *extra, size_t n)
@@ -362,26 +374,23 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		return dbtp_err_set(err, ENOENT,
 				    "plugin %s not found (build it with make)",
 				    o->plugin ? o->plugin : "(none)");
-	r->program = dbtp_find_in_path(argv[0]);
-	if (!r->program)
-		return dbtp_err_set(err, ENOENT, "%s: program not found%s",
-				    argv[0],
-				    strchr(argv[0], '/') ? "" : " in PATH");
-
 	/* The guest's environment, whose PATH an `env` #! line searches. */
 	env.v = dbtp_run_env(o->keep_env, o->env, o->nenv);
 	env.nomem = !env.v;
-	for (size_t i = 0; env.v && env.v[i]; i++)
-		if (!strncmp(env.v[i], "PATH=", 5))
-			dirs = env.v[i] + 5;
 	if (env.nomem) {
 		dbtp_err_set(err, ENOMEM, "out of memory");
 		goto fail_v;
 	}
-	if (follow_scripts(r, argv[0], dirs, &words, argv0, err) ||
+	for (size_t i = 0; env.v[i]; i++)
+		if (!strncmp(env.v[i], "PATH=", 5))
+			dirs = env.v[i] + 5;
+	if (dbtp_resolve_program(argv[0], dirs, &r->program, &words.v, argv0,
+				 err) ||
 	    dbtp_elf_probe(r->program, &r->arch, &r->dynamic, interp,
 			   sizeof(interp), err))
 		goto fail_v;
+	while (words.v && words.v[words.n])
+		words.n++;
 	if (o->qemu) {
 		r->qemu = dbtp_find_in_path(o->qemu);
 		if (!r->qemu) {

@@ -157,10 +157,26 @@ contains "missing program" "program not found" "$(nc -- "$T/no-such-program" 2>&
 s=$(status nc -- "$G/aarch64/loop")
 eq "aarch64 status" 125 "$s"
 contains "aarch64" "an aarch64 program" "$(nc -- "$G/aarch64/loop" 2>&1 || true)"
-printf '#!/bin/sh\nexit 0\n' >"$T/script"
+printf 'exit 0\n' >"$T/text"
+chmod +x "$T/text"
+eq "not ELF status" 125 "$(status nc -- "$T/text")"
+eq "not ELF one line" 1 "$(nc -- "$T/text" 2>&1 | wc -l)"
+printf '#!/no/such/shell\n' >"$T/noshell"
+chmod +x "$T/noshell"
+eq "#! missing interpreter status" 125 "$(status nc -- "$T/noshell")"
+contains "#! missing interpreter" "its interpreter /no/such/shell is missing" \
+	"$(nc -- "$T/noshell" 2>&1 || true)"
+
+# A "#!" script runs as record runs it: its interpreter, given the same
+# words, counted exactly as QEMU counts it.
+printf '#!/bin/sh\necho "hi $0 $*"\n' >"$T/script"
 chmod +x "$T/script"
-eq "not ELF status" 125 "$(status nc -- "$T/script")"
-eq "not ELF one line" 1 "$(nc -- "$T/script" 2>&1 | wc -l)"
+nat=$(cd "$T" && nc --match-qemu -- ./script a b 2>&1)
+contains "#! native output" "hi ./script a b" "$nat"
+contains "#! native program" "$(readlink -f /bin/sh)" "$nat"
+(cd "$T" && "$DBTPROF" record -q -m count --match-native -o "$T/script.trace" -- ./script a b >/dev/null)
+eq "#! native = QEMU" "$(js "$T/script.trace" .instructions)" \
+	"$(echo "$nat" | awk '$1 == "instructions" {gsub(/,/, "", $2); print $2}')"
 if command -v strace >/dev/null; then
 	# Being traced already makes PTRACE_TRACEME fail with EPERM, as in a
 	# container without CAP_SYS_PTRACE.
