@@ -891,7 +891,9 @@ static void write_upto(struct thr *t, uint64_t *w, size_t n)
 	}
 }
 
-static void flush_idle(void)
+/* What every thread has published; @idle (the writer found nothing queued):
+ * stop if something is queued now. */
+static void flush_idle(int idle)
 {
 	struct thr *head;
 
@@ -905,16 +907,22 @@ static void flush_idle(void)
 	for (struct thr *t = head; t; t = t->next) {
 		uint64_t *w;
 		size_t n;
-		int busy;
+		int busy, queued;
 
 		if (pthread_mutex_trylock(&t->mu))
 			continue;
-		pthread_mutex_lock(&q_mu);
-		busy = t->frozen || t->queued;
-		pthread_mutex_unlock(&q_mu);
 		w = t->buf;
 		n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
+		/* After reading n: words a thread published once another
+		 * thread's end had cut it (thr_end()) come after that end's
+		 * item is queued, which then goes first, cuts and all. */
+		pthread_mutex_lock(&q_mu);
+		busy = t->frozen || t->queued;
+		queued = q_head != NULL;
+		pthread_mutex_unlock(&q_mu);
 		pthread_mutex_unlock(&t->mu);
+		if (queued && idle)
+			return;
 		if (!busy)
 			write_upto(t, w, n);
 	}
@@ -958,7 +966,7 @@ static void *writer_main(void *arg)
 				ETIMEDOUT &&
 			    !q_head && !q_stop) {
 				pthread_mutex_unlock(&q_mu);
-				flush_idle();
+				flush_idle(1);
 				pthread_mutex_lock(&q_mu);
 			}
 		}
@@ -975,7 +983,7 @@ static void *writer_main(void *arg)
 			if (it->cuts)
 				write_cuts(it->cuts, it->ncuts);
 			else
-				flush_idle();
+				flush_idle(0);
 		}
 		free(it->cuts);
 		write_chunk(it);
