@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -152,6 +153,13 @@ int cmd_verify(int argc, char **argv)
 					 (uint64_t)in->status_kind);
 				json_i64(&j, "status_value", in->status_value);
 			}
+			if (dbtp_trace_get(t, "exec"))
+				json_str(&j, "exec", dbtp_trace_get(t, "exec"));
+			json_u64(
+			    &j, "forks",
+			    dbtp_trace_get(t, "forks")
+				? strtoull(dbtp_trace_get(t, "forks"), NULL, 10)
+				: 0);
 		}
 		json_end(&j);
 	} else if (rc == 1) {

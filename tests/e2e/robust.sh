@@ -106,6 +106,7 @@ for g in c c-aarch64; do
 done
 contains "forker verify" "the guest started 2 processes (fork, vfork or clone), not recorded" \
 	"$("$DBTPROF" verify "$T/fork.trace")"
+eq "forker verify --json" 2 "$("$DBTPROF" verify --json "$T/fork.trace" | jq .forks)"
 eq "threads record" 0 "$(rec "$T/mt.trace" "$G/c/mt")"
 eq "threads are no forks" 0 "$(js "$T/mt.trace" .end.forks)"
 set +e
@@ -116,6 +117,7 @@ eq "exec status" 0 "$s"
 contains "exec warning" "the guest called execve: $(readlink -f /bin/sleep) ran natively" "$out"
 eq "exec in stats" "$(readlink -f /bin/sleep)" "$(js "$T/exec.trace" .end.exec)"
 contains "exec in verify" "the guest called execve" "$("$DBTPROF" verify "$T/exec.trace" || true)"
+eq "exec in verify --json" "$(readlink -f /bin/sleep)" "$("$DBTPROF" verify --json "$T/exec.trace" | jq -r .exec)"
 eq "no exec, no key" null "$(js "$T/fork.trace" .end.exec)"
 contains "exec: the trace runs up to it" "syscall 59 execve" "$("$DBTPROF" dump "$T/exec.trace" | tail -n 1)"
 eq "exec: the shell's blocks" 1 "$(test "$(js "$T/exec.trace" .block_executions)" -gt 10000 && echo 1)"
