@@ -160,14 +160,6 @@ static int collect_fns(struct stats *s, dbtp_symcache *cache)
 	return 0;
 }
 
-/* Header/INFO value @key as a number, 0 if absent. */
-static uint64_t kv_u64(const dbtp_trace *t, const char *key)
-{
-	const char *v = dbtp_trace_get(t, key);
-
-	return v ? strtoull(v, NULL, 10) : 0;
-}
-
 static int run_stats(const char *path, int json, int top, int disasm)
 {
 	struct stats s = {0};
@@ -305,7 +297,7 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		}
 		if (dbtp_trace_get(s.t, "exec"))
 			json_str(&j, "exec", dbtp_trace_get(s.t, "exec"));
-		json_u64(&j, "forks", kv_u64(s.t, "forks"));
+		json_u64(&j, "forks", trace_kv_u64(s.t, "forks"));
 		json_close_obj(&j);
 		json_u64(&j, "instructions", s.insns);
 		json_u64(&j, "block_executions", s.blocks);
@@ -323,11 +315,11 @@ static int run_stats(const char *path, int json, int top, int disasm)
 			json_u64(&j, "unaligned", s.unaligned);
 			if (sampled) {
 				json_u64(&j, "cache_sample",
-					 kv_u64(s.t, "cache_sample"));
+					 trace_kv_u64(s.t, "cache_sample"));
 				json_u64(&j, "cache_phase",
-					 kv_u64(s.t, "cache_phase"));
+					 trace_kv_u64(s.t, "cache_phase"));
 				json_u64(&j, "cache_tallied",
-					 kv_u64(s.t, "cache_tallied"));
+					 trace_kv_u64(s.t, "cache_tallied"));
 			}
 		}
 		json_u64(&j, "trace_bytes", in->bytes);
@@ -449,12 +441,12 @@ static int run_stats(const char *path, int json, int top, int disasm)
 		       fmt_u64(s.l1, n1), fmt_u64(s.l2, n2));
 		printf("unaligned         %18s\n", fmt_u64(s.unaligned, n1));
 		if (sampled) {
-			uint64_t x = kv_u64(s.t, "cache_tallied");
+			uint64_t x = trace_kv_u64(s.t, "cache_tallied");
 
 			printf("cache sample      %18s  (one phase of %s block "
 			       "executions in that many)\n",
-			       fmt_u64(kv_u64(s.t, "cache_sample"), n1),
-			       fmt_u64(kv_u64(s.t, "cache_phase"), n2));
+			       fmt_u64(trace_kv_u64(s.t, "cache_sample"), n1),
+			       fmt_u64(trace_kv_u64(s.t, "cache_phase"), n2));
 			printf("tallied in        %18s  block executions "
 			       "(%.1f%%; tallies scaled to all)\n",
 			       fmt_u64(x, n1),

@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -155,11 +154,7 @@ int cmd_verify(int argc, char **argv)
 			}
 			if (dbtp_trace_get(t, "exec"))
 				json_str(&j, "exec", dbtp_trace_get(t, "exec"));
-			json_u64(
-			    &j, "forks",
-			    dbtp_trace_get(t, "forks")
-				? strtoull(dbtp_trace_get(t, "forks"), NULL, 10)
-				: 0);
+			json_u64(&j, "forks", trace_kv_u64(t, "forks"));
 		}
 		json_end(&j);
 	} else if (rc == 1) {

@@ -39,6 +39,10 @@ int usage_error(const char *cmd, const char *fmt, ...)
 /** fmt_u64() - @v with thousands separators, in @buf (at least 32 bytes). */
 const char *fmt_u64(uint64_t v, char *buf);
 
+/* A trace's key/value @key (header, INFO or STATUS) as a number, 0 if
+ * absent. */
+uint64_t trace_kv_u64(const dbtp_trace *t, const char *key);
+
 /* What a trace leaves out of the guest's run, appended to @buf (@n bytes)
  * as "; ..." clauses: processes it started (the plugin's INFO `forks`)
  * and the program it went on to run by execve (the recorder's `exec`). */

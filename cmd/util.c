@@ -425,6 +425,13 @@ void model_flush(dbtp_timing *tm)
 			err.msg);
 }
 
+uint64_t trace_kv_u64(const dbtp_trace *t, const char *key)
+{
+	const char *v = dbtp_trace_get(t, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
 void trace_untraced(const dbtp_trace *t, char *buf, size_t n)
 {
 	const char *forks = dbtp_trace_get(t, "forks");

@@ -133,8 +133,9 @@ int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
  * for a "#!" script, its interpreter, given the line's argument (if any)
  * and the script's path (@name if that has a slash) before the script's
  * own arguments; the interpreter may be a script in turn (four levels),
- * and `#!/usr/bin/env NAME` runs NAME from @dirs (a PATH-style list: the
- * guest's), as env would, so that what runs is NAME itself.
+ * and `#!/usr/bin/env NAME` runs NAME from the PATH of @envp (the
+ * guest's environment; without one, dbtp_run_env()'s fixed PATH), as env
+ * would, so that what runs is NAME itself.
  * @program: receives its absolute path; the caller frees it.
  * @words: receives the NULL-terminated words that go between it and the
  *	arguments, NULL for an executable; free with dbtp_run_env_free().
@@ -144,7 +145,7 @@ int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
  * Return: 0, or -1 with @err set (not found; a "#!" line without an
  * interpreter, too long, or too deep; its interpreter missing).
  */
-int dbtp_resolve_program(const char *name, const char *dirs, char **program,
+int dbtp_resolve_program(const char *name, char *const envp[], char **program,
 			 char ***words, char argv0[DBTP_SHEBANG_MAX],
 			 dbtp_err *err);
 

@@ -1083,7 +1083,6 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	int dynamic, p[2], msg[2], st, rc = -1;
 	char **cargv = NULL, **envp = NULL, **words = NULL;
 	char interp[DBTP_SHEBANG_MAX];
-	const char *dirs = "/usr/local/bin:/usr/bin:/bin";
 	size_t nwords = 0;
 	const char *base;
 	size_t argc = 0;
@@ -1106,10 +1105,7 @@ int dbtp_native_run(struct dbtp_native_result *res,
 	envp = dbtp_run_env(o->keep_env, o->env, o->nenv);
 	if (!envp)
 		return nomem(err);
-	for (size_t i = 0; envp[i]; i++)
-		if (!strncmp(envp[i], "PATH=", 5))
-			dirs = envp[i] + 5;
-	if (dbtp_resolve_program(argv[0], dirs, &res->program, &words, interp,
+	if (dbtp_resolve_program(argv[0], envp, &res->program, &words, interp,
 				 err) ||
 	    dbtp_elf_probe(res->program, &arch, &dynamic, NULL, 0, err))
 		goto out;

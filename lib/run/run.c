@@ -170,13 +170,18 @@ static void strv_prepend(struct strv *s, const char *a, const char *b)
 	*s = t;
 }
 
-int dbtp_resolve_program(const char *name, const char *dirs, char **program,
+int dbtp_resolve_program(const char *name, char *const envp[], char **program,
 			 char ***words, char argv0[DBTP_SHEBANG_MAX],
 			 dbtp_err *err)
 {
 	char interp[DBTP_SHEBANG_MAX], arg[DBTP_SHEBANG_MAX], script[PATH_MAX];
 	char as[PATH_MAX]; /* the script's path as its caller named it */
+	const char *dirs = fixed_env[0] + 5;
 	struct strv w = {0};
+
+	for (size_t i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], "PATH=", 5))
+			dirs = envp[i] + 5;
 
 	*words = NULL;
 	*argv0 = '\0';
@@ -357,10 +362,10 @@ static void digest(struct dbtp_run *r)
 int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		   char *const argv[], dbtp_err *err)
 {
-	struct strv qa = {0}, env = {0}, words = {0};
-	const char *sysroot = o->sysroot, *dirs = fixed_env[0] + 5;
-	char interp[PATH_MAX], arg[PATH_MAX + 256], argv0[DBTP_SHEBANG_MAX],
-	    *base;
+	struct strv qa = {0}, env = {0};
+	const char *sysroot = o->sysroot;
+	char **words = NULL, interp[PATH_MAX], arg[PATH_MAX + 256],
+	     argv0[DBTP_SHEBANG_MAX], *base;
 	int p[2] = {-1, -1}, st[2] = {-1, -1};
 	ssize_t n;
 	int child_errno = 0;
@@ -374,23 +379,17 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 		return dbtp_err_set(err, ENOENT,
 				    "plugin %s not found (build it with make)",
 				    o->plugin ? o->plugin : "(none)");
-	/* The guest's environment, whose PATH an `env` #! line searches. */
+	/* The guest's environment first: an `env` #! line searches its PATH. */
 	env.v = dbtp_run_env(o->keep_env, o->env, o->nenv);
-	env.nomem = !env.v;
-	if (env.nomem) {
+	if (!env.v) {
 		dbtp_err_set(err, ENOMEM, "out of memory");
 		goto fail_v;
 	}
-	for (size_t i = 0; env.v[i]; i++)
-		if (!strncmp(env.v[i], "PATH=", 5))
-			dirs = env.v[i] + 5;
-	if (dbtp_resolve_program(argv[0], dirs, &r->program, &words.v, argv0,
+	if (dbtp_resolve_program(argv[0], env.v, &r->program, &words, argv0,
 				 err) ||
 	    dbtp_elf_probe(r->program, &r->arch, &r->dynamic, interp,
 			   sizeof(interp), err))
 		goto fail_v;
-	while (words.v && words.v[words.n])
-		words.n++;
 	if (o->qemu) {
 		r->qemu = dbtp_find_in_path(o->qemu);
 		if (!r->qemu) {
@@ -461,13 +460,13 @@ int dbtp_run_start(struct dbtp_run *r, const struct dbtp_run_opts *o,
 	strv_add(&qa, "-plugin");
 	strv_add(&qa, arg);
 	strv_add(&qa, r->program);
-	for (size_t i = 0; i < words.n; i++)
-		strv_add(&qa, words.v[i]);
+	for (size_t i = 0; words && words[i]; i++)
+		strv_add(&qa, words[i]);
 	for (size_t i = 1; argv[i]; i++)
 		strv_add(&qa, argv[i]);
-	strv_free(words.v);
-	words.v = NULL;
-	if (qa.nomem || env.nomem || !r->cpu || !r->qemu_version) {
+	strv_free(words);
+	words = NULL;
+	if (qa.nomem || !r->cpu || !r->qemu_version) {
 		dbtp_err_set(err, ENOMEM, "out of memory");
 		goto fail_v;
 	}
@@ -536,7 +535,7 @@ fail_p:
 fail_v:
 	strv_free(qa.v);
 	strv_free(env.v);
-	strv_free(words.v);
+	strv_free(words);
 	free(r->program);
 	free(r->qemu);
 	free(r->cpu);
