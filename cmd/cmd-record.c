@@ -380,7 +380,10 @@ int cmd_record(int argc, char **argv)
 			}
 	}
 	/* The plugin's stream closes on an execve: QEMU's process is then the
-	 * new program, running natively. */
+	 * new program, running natively, the one behind /proc/PID/exe unless
+	 * it has ended already; then the one the guest named, which the
+	 * plugin's last record gives (resolved as readlink would have it,
+	 * where it still resolves from here). */
 	if (!res.saw_end && !copy_failed) {
 		char link[64];
 		ssize_t n;
@@ -390,6 +393,11 @@ int cmd_record(int argc, char **argv)
 		execd[n > 0 ? n : 0] = '\0';
 		if (!strcmp(execd, run.qemu))
 			execd[0] = '\0';
+		if (!*execd && res.exec_last &&
+		    !(*res.exec_path && realpath(res.exec_path, execd)))
+			snprintf(execd, sizeof(execd), "%s",
+				 *res.exec_path ? res.exec_path
+						: "(a program)");
 	}
 	close(run.fd);
 	run.fd = -1;

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -65,6 +66,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 #define DEFAULT_CHUNK (1u << 16) /* words */
 #define SLACK 8192		 /* words: room for one block's accesses */
 #define MAX_QUEUED 16		 /* chunks waiting for the writer */
+#define EXIT_EXEC (-2)		 /* an item's exit_reason: at an execve */
 #define PAGE_BLOCKS DBTP_NI_PAGE
 #define MAX_PAGES (1u << 16)
 
@@ -93,6 +95,9 @@ struct cthr {
 };
 static int cnt_multi;
 static struct cthr *cthrs; /* the live threads' (cthr_fold()) */
+/* Count mode: executions by id already written, in COUNTS records put out
+ * at an execve (counts_at_exec()); a later record holds what came after. */
+static uint64_t *cnt_done[MAX_PAGES];
 static pthread_mutex_t cthr_mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct cthr *tls_cthr
     __attribute__((tls_model("initial-exec")));
@@ -255,7 +260,11 @@ static ZSTD_CCtx *zctx;
 static struct dbtp_buf obuf, ebuf;
 static uint32_t info_key[256]; /* cache of mem_info(), by raw meminfo */
 static uint8_t info_val[256], info_valid[256];
-static uint32_t pend_count; /* entries in pend_blocks */
+static uint32_t pend_count;    /* entries in pend_blocks */
+static uint32_t nblk_declared; /* blocks whose BLOCKS record is out */
+/* The program of the guest's latest execve, as the guest named it ("" if
+ * unread), for the INFO record written before the execve proceeds. */
+static char exec_path[4096];
 
 /*
  * bbv mode while the guest has one thread: executions in the interval by
@@ -660,6 +669,8 @@ static void take_pending_blocks(void)
 					   ebuf.len, zctx, zlevel))
 				write_errno =
 				    write_errno ? write_errno : ENOMEM;
+			else
+				nblk_declared = first + count;
 		} else {
 			write_errno = write_errno ? write_errno : ENOMEM;
 		}
@@ -805,13 +816,15 @@ static void write_range(struct thr *t, uint64_t *w, size_t from, size_t n,
 			int exit_reason)
 {
 	take_pending_blocks();
-	if (from == n && exit_reason < 0)
-		return;
 	if (mode == DBTP_MODE_BBV) {
 		bbv_count(t, w + from, n - from, exit_reason);
 		out_flush();
 		return;
 	}
+	if (exit_reason == EXIT_EXEC)
+		exit_reason = -1;
+	if (from == n && exit_reason < 0)
+		return;
 	if (mode == DBTP_MODE_MEM) {
 		/* Translate QEMU's meminfo into ours, in place. */
 		for (size_t i = from; i < n; i++) {
@@ -940,6 +953,8 @@ static void write_cuts(const struct cut *c, uint32_t n)
 		write_upto(c[i].t, c[i].buf, c[i].n);
 }
 
+static void write_exec_note(void);
+
 static void *writer_main(void *arg)
 {
 	sigset_t all;
@@ -987,6 +1002,8 @@ static void *writer_main(void *arg)
 		}
 		free(it->cuts);
 		write_chunk(it);
+		if (it->exit_reason == EXIT_EXEC)
+			write_exec_note();
 		pthread_mutex_lock(&q_mu);
 		if (it->interval)
 			free(it->words);
@@ -1280,17 +1297,22 @@ static int bbv_begin(struct thr *t, unsigned flags, size_t n)
 	dbtp_put_varint(&ebuf, t->num);
 	dbtp_put_varint(&ebuf, t->tid);
 	dbtp_put_varint(&ebuf, flags);
-	dbtp_put_varint(&ebuf, t->bindex++);
+	dbtp_put_varint(&ebuf, t->bindex);
 	dbtp_put_varint(&ebuf, n);
+	t->bindex += !(flags & DBTP_IVL_EXEC);
 	return 0;
 }
 
-/* Add (block, executions) to the record begun; ids as zigzag deltas. */
-static void bbv_put(struct thr *t, uint32_t *prev, uint32_t id, uint64_t x)
+/* Add (block, executions) to the record begun; ids as zigzag deltas.  An
+ * interval at an execve (@exec) is not yet the thread's: a later one may
+ * replace it. */
+static void bbv_put(struct thr *t, uint32_t *prev, uint32_t id, uint64_t x,
+		    int exec)
 {
 	dbtp_put_varint(&ebuf, dbtp_zigzag((int64_t)id - *prev));
 	dbtp_put_varint(&ebuf, x);
-	t->enc.blocks += x;
+	if (!exec)
+		t->enc.blocks += x;
 	*prev = id;
 }
 
@@ -1303,19 +1325,23 @@ static void bbv_end(void)
 
 /*
  * Close thread @t's interval: an INTERVALS record of (block, executions)
- * in order of first execution.  Writer thread.
+ * in order of first execution.  At an execve (DBTP_IVL_EXEC) the interval
+ * stays open.  Writer thread.
  */
 static void bbv_close(struct thr *t, unsigned flags)
 {
+	int exec = (flags & DBTP_IVL_EXEC) != 0;
 	uint32_t prev = 0;
 
 	if (bbv_begin(t, flags, t->bntouch))
 		return;
 	for (size_t i = 0; i < t->bntouch; i++) {
-		bbv_put(t, &prev, t->btouch[i], t->bx[t->btouch[i]]);
-		t->bx[t->btouch[i]] = 0;
+		bbv_put(t, &prev, t->btouch[i], t->bx[t->btouch[i]], exec);
+		if (!exec)
+			t->bx[t->btouch[i]] = 0;
 	}
-	t->bntouch = 0;
+	if (!exec)
+		t->bntouch = 0;
 	bbv_end();
 }
 
@@ -1329,7 +1355,8 @@ static void bbv_write_counted(struct thr *t, const uint64_t *w, size_t n)
 	if (bbv_begin(t, (unsigned)w[0], (n - 1) / 2))
 		return;
 	for (size_t i = 1; i + 1 < n; i += 2)
-		bbv_put(t, &prev, (uint32_t)w[i], w[i + 1]);
+		bbv_put(t, &prev, (uint32_t)w[i], w[i + 1],
+			(w[0] & DBTP_IVL_EXEC) != 0);
 	bbv_end();
 	out_flush();
 }
@@ -1385,6 +1412,8 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 		if (dbtp_interval_cut(&t->bend, t->binsns, bbv_interval))
 			bbv_close(t, 0);
 	}
+	if (exit_reason == EXIT_EXEC)
+		bbv_close(t, DBTP_IVL_EXEC);
 	if (exit_reason >= 0)
 		bbv_close(t, DBTP_IVL_LAST | (exit_reason == DBTP_EXIT_THREAD
 						  ? DBTP_IVL_EXITED
@@ -1411,9 +1440,11 @@ static inline const struct dbtp_block *one_block(const uint64_t *c)
 	return c ? &blk_get(one_id(c))->d : NULL;
 }
 
-/* Queue the interval counted so far as thread @t's, with @flags. */
+/* Queue the interval counted so far as thread @t's, with @flags; at an
+ * execve (DBTP_IVL_EXEC) it stays open. */
 static void one_close(struct thr *t, unsigned flags)
 {
+	int exec = (flags & DBTP_IVL_EXEC) != 0;
 	uint64_t *w = malloc((1 + 2 * one.ntouch) * sizeof(*w));
 
 	if (!w) {
@@ -1424,10 +1455,12 @@ static void one_close(struct thr *t, unsigned flags)
 	for (size_t i = 0; i < one.ntouch; i++) {
 		w[1 + 2 * i] = one.touch[i];
 		w[2 + 2 * i] = one_execs[one.touch[i]];
-		one_execs[one.touch[i]] = 0;
+		if (!exec)
+			one_execs[one.touch[i]] = 0;
 	}
-	queue_put(t, w, 1 + 2 * one.ntouch, -1, NULL, NULL);
-	one.ntouch = 0;
+	queue_put(t, w, 1 + 2 * one.ntouch, exec ? EXIT_EXEC : -1, NULL, NULL);
+	if (!exec)
+		one.ntouch = 0;
 }
 
 /* Counter @c's first execution in the interval, or the interval's end. */
@@ -1532,19 +1565,72 @@ static inline void note_fork(int64_t num, uint64_t a1)
 		__atomic_fetch_add(&nforks, 1, __ATOMIC_RELAXED);
 }
 
+/* Read @len bytes of this process at @addr into @dst, or fail (-1) where
+ * nothing is mapped, without a fault. */
+static int self_read(void *dst, uint64_t addr, size_t len)
+{
+	struct iovec l = {dst, len}, r = {(void *)(uintptr_t)addr, len};
+
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0
+									   : -1;
+}
+
+/*
+ * exec_path: the guest's string at @addr, the program its execve names,
+ * or "" if it cannot be read.  QEMU's linux-user has a guest address at
+ * the host's address plus its guest base, 0 unless the guest's layout
+ * needs otherwise; the plugin API of QEMU 7.2 does not read guest memory,
+ * so it reads its own at @addr where the first block's code there is the
+ * code QEMU translated (process_vm_readv(), which fails on a bad pointer
+ * rather than fault).
+ */
+static void read_exec_path(uint64_t addr)
+{
+	const struct dbtp_block *b = nblk ? &blk_get(0)->d : NULL;
+	uint8_t code[64];
+	size_t n = 0,
+	       c = b && b->nbytes < sizeof(code) ? b->nbytes : sizeof(code);
+
+	exec_path[0] = '\0';
+	if (!b || !c || self_read(code, b->vaddr, c) ||
+	    memcmp(code, b->bytes, c))
+		return;
+	/* a page at a time: the string may end before an unmapped one */
+	while (n < sizeof(exec_path) - 1) {
+		size_t k = 4096 - (addr + n) % 4096;
+		char *end;
+
+		if (k > sizeof(exec_path) - 1 - n)
+			k = sizeof(exec_path) - 1 - n;
+		if (self_read(exec_path + n, addr + n, k))
+			break;
+		end = memchr(exec_path + n, '\0', k);
+		if (end)
+			return;
+		n += k;
+	}
+	exec_path[0] = '\0';
+}
+
 /*
  * Thread @t calls execve: if it succeeds, QEMU's process becomes the new
  * program, natively, and nothing of the plugin runs again, so what the
  * thread recorded, its execve included, goes out now (the writer encodes
- * and writes a queued buffer, then wakes q_space).  If it fails, the
- * thread goes on with a fresh buffer, as after a full one.
+ * and writes a queued buffer, then wakes q_space); in bbv mode its
+ * interval so far (DBTP_IVL_EXEC).  If it fails, the thread goes on with
+ * a fresh buffer, as after a full one, and its interval goes on.
  */
 static void flush_for_exec(struct thr *t)
 {
-	pthread_mutex_lock(&t->mu);
-	if (!t->frozen)
-		hand_over(t, -1, NULL);
-	pthread_mutex_unlock(&t->mu);
+	if (mode == DBTP_MODE_BBV && !one.multi) {
+		if (!one.frozen)
+			one_close(t, DBTP_IVL_EXEC);
+	} else {
+		pthread_mutex_lock(&t->mu);
+		if (!t->frozen)
+			hand_over(t, EXIT_EXEC, NULL);
+		pthread_mutex_unlock(&t->mu);
+	}
 	pthread_mutex_lock(&q_mu);
 	while (t->queued)
 		pthread_cond_wait(&q_space, &q_mu);
@@ -1574,8 +1660,10 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	w[6] = a6;
 	__atomic_store_n(&t->n, t->n + 7, __ATOMIC_RELEASE);
 	note_fork(num, a1);
-	if ((num == nr_execve || num == nr_execveat) && !forked_child)
+	if ((num == nr_execve || num == nr_execveat) && !forked_child) {
+		read_exec_path(num == nr_execve ? a1 : a2);
 		flush_for_exec(t);
+	}
 	if (num == nr_exit_group) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -1667,6 +1755,7 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 			     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 			     uint64_t a8);
 static void on_exit_cb(qemu_plugin_id_t id, void *p);
+static void counts_at_exec(void);
 
 /* After the reset: every vCPU is stopped, no block translated. */
 static void count_rearm(qemu_plugin_id_t id)
@@ -1689,6 +1778,13 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 	if (num == nr_exit_group || num == nr_exit) {
 		exit_seen = 1;
 		exit_code = a1;
+	}
+	if ((num == nr_execve || num == nr_execveat) && !forked_child) {
+		read_exec_path(num == nr_execve ? a1 : a2);
+		if (mode == DBTP_MODE_COUNT)
+			counts_at_exec();
+		else
+			flush_for_exec(thr_cur());
 	}
 	if (mode == DBTP_MODE_BBV && num == nr_exit)
 		thr_end(thr_cur(), DBTP_EXIT_THREAD);
@@ -1742,17 +1838,70 @@ static void write_end(void)
 	dbtp_frame_put(&obuf, DBTP_REC_END, ebuf.p, ebuf.len, NULL, 0);
 }
 
-static void write_counts(void)
+/*
+ * A COUNTS record of blocks 0 to @n - 1 (all declared): each block's
+ * executions not yet written (cnt_done).  With @live, at an execve, the
+ * running threads' own counters too (read as they count: what they add
+ * after goes in the next record), and what it writes is marked done.
+ * Under cthr_mu.
+ */
+static void write_counts(uint32_t n, int live)
 {
 	ebuf.len = 0;
-	if (dbtp_buf_reserve(&ebuf, 20 + (size_t)nblk * 10))
+	if (dbtp_buf_reserve(&ebuf, 20 + (size_t)n * 10)) {
+		write_errno = write_errno ? write_errno : ENOMEM;
 		return;
+	}
 	dbtp_put_varint(&ebuf, 0);
-	dbtp_put_varint(&ebuf, nblk);
-	for (uint32_t i = 0; i < nblk; i++)
-		dbtp_put_varint(&ebuf,
-				cnt_pages[i / PAGE_BLOCKS][i % PAGE_BLOCKS]);
-	dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx, zlevel);
+	dbtp_put_varint(&ebuf, n);
+	for (uint32_t g = 0; g * PAGE_BLOCKS < n; g++) {
+		uint64_t *done = cnt_done[g];
+
+		if (live && !done &&
+		    !(done = cnt_done[g] =
+			  calloc(PAGE_BLOCKS, sizeof(uint64_t)))) {
+			write_errno = write_errno ? write_errno : ENOMEM;
+			return;
+		}
+		for (uint32_t i = 0; i < PAGE_BLOCKS && g * PAGE_BLOCKS + i < n;
+		     i++) {
+			uint64_t x =
+			    __atomic_load_n(&cnt_pages[g][i], __ATOMIC_RELAXED);
+
+			for (struct cthr *c = live ? cthrs : NULL; c;
+			     c = c->next) {
+				uint64_t *p = __atomic_load_n(&c->pages[g],
+							      __ATOMIC_ACQUIRE);
+
+				if (p)
+					x += __atomic_load_n(&p[i],
+							     __ATOMIC_RELAXED);
+			}
+			dbtp_put_varint(&ebuf, x - (done ? done[i] : 0));
+			if (live)
+				done[i] = x;
+		}
+	}
+	if (dbtp_frame_put(&obuf, DBTP_REC_COUNTS, ebuf.p, ebuf.len, zctx,
+			   zlevel))
+		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
+/*
+ * Count mode: the guest calls execve.  If it succeeds the plugin never
+ * runs again, so the counts so far go out now, in a COUNTS record of
+ * their own (the reader adds records up); if it fails, the record at exit
+ * holds what runs after.
+ */
+static void counts_at_exec(void)
+{
+	pthread_mutex_lock(&cthr_mu);
+	if (out_fd >= 0) {
+		take_pending_blocks();
+		write_counts(nblk_declared, 1);
+		write_exec_note();
+	}
+	pthread_mutex_unlock(&cthr_mu);
 }
 
 static int put_kv_u64(struct dbtp_buf *b, const char *key, uint64_t val)
@@ -1781,6 +1930,18 @@ static void write_sampled(void)
 	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, zctx,
 			   zlevel))
 		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
+/* INFO `execve`: the guest's execve goes on after this (the recorder
+ * takes a stream that ends here for an execve that succeeded).
+ * Uncompressed, so that the recorder reads it as it copies. */
+static void write_exec_note(void)
+{
+	ebuf.len = 0;
+	if (dbtp_put_kv(&ebuf, "execve", exec_path) ||
+	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, NULL, 0))
+		write_errno = write_errno ? write_errno : ENOMEM;
+	out_flush();
 }
 
 /* INFO `forks`, uncompressed so that the recorder reads it as it copies. */
@@ -1854,7 +2015,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *p)
 			cthr_add(c);
 		pthread_mutex_unlock(&cthr_mu);
 		take_pending_blocks();
-		write_counts();
+		write_counts(nblk, 0);
 	} else {
 		/* Freeze every thread and queue what it still holds. */
 		if (mode == DBTP_MODE_BBV && !one.multi && !one.frozen)

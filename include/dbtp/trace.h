@@ -270,10 +270,14 @@ int dbtp_writer_close(dbtp_writer *w, int64_t exit_code, dbtp_err *err);
  *       died mid-record).
  * @forks: processes the guest started, not recorded (the plugin's INFO
  *       `forks`; 0 if none arrived).
+ * @exec_last: the last record copied was the plugin's INFO `execve`: the
+ *       stream ends at an execve that went on (and succeeded, if no END).
+ * @exec_path: that record's program, as the guest named it ("" unknown).
  */
 struct dbtp_copy_result {
 	uint64_t bytes, records, cut, forks;
-	int saw_end;
+	int saw_end, exec_last;
+	char exec_path[4096];
 };
 
 /**

@@ -55,6 +55,10 @@ enum {
 /* INTERVALS record flags. */
 #define DBTP_IVL_LAST 0x01   /* the thread's last interval (may be short) */
 #define DBTP_IVL_EXITED 0x02 /* ... because the thread called exit */
+/* The thread's interval so far, at its execve (alone: no other flag); the
+ * thread's next INTERVALS record, of the same index, replaces it (the
+ * execve failed); if none comes, the trace ends with it. */
+#define DBTP_IVL_EXEC 0x04
 
 /* Op kinds of an EVENTS chunk: varint v, kind = v & 7, value = v >> 3. */
 enum {

@@ -79,6 +79,15 @@ struct dbtp_trace {
 	uint32_t *ivl_ids;
 	uint64_t *ivl_execs;
 	size_t ivl_cap;
+	/* an interval written at an execve (DBTP_IVL_EXEC), held until the
+	 * thread's next one replaces it (the execve failed) or the trace
+	 * ends (it did not) */
+	uint32_t *held_ids;
+	uint64_t *held_execs;
+	size_t held_cap;
+	uint32_t held_n, held_thread;
+	uint64_t held_index;
+	int held;
 	/* decoding COUNTS */
 	struct dbtp_cursor cc;
 	uint64_t count_next, count_left;
@@ -833,12 +842,68 @@ static int cache_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	return 1;
 }
 
+/* Swap the INTERVALS record just read with the one held. */
+static void ivl_swap(dbtp_trace *t)
+{
+	uint32_t *ids = t->ivl_ids;
+	uint64_t *ex = t->ivl_execs;
+	size_t cap = t->ivl_cap;
+
+	t->ivl_ids = t->held_ids;
+	t->ivl_execs = t->held_execs;
+	t->ivl_cap = t->held_cap;
+	t->held_ids = ids;
+	t->held_execs = ex;
+	t->held_cap = cap;
+}
+
+/* The interval in t->ivl_* (@n blocks) as thread @num's event @ev: its
+ * executions go to the thread's totals. */
+static int ivl_event(dbtp_trace *t, struct dbtp_event *ev, uint32_t num,
+		     uint64_t index, uint32_t n, unsigned flags)
+{
+	struct tstate *ts = &t->threads[num];
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dbtp_block *b = blk(t, t->ivl_ids[i]);
+
+		ts->pub.blocks += t->ivl_execs[i];
+		ts->pub.insns += t->ivl_execs[i] * b->ninsns;
+		ts->phantoms += t->ivl_execs[i] * b->phantom;
+	}
+	ts->next_seq = index + 1;
+	if (flags & DBTP_IVL_LAST)
+		ts->pub.end = flags & DBTP_IVL_EXITED ? DBTP_THREAD_EXITED
+						      : DBTP_THREAD_ENDED;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = DBTP_EV_INTERVAL;
+	ev->thread = num;
+	ev->ivl_ids = t->ivl_ids;
+	ev->ivl_execs = t->ivl_execs;
+	ev->nivl = n;
+	ev->ivl_index = index;
+	ev->ivl_last = (flags & DBTP_IVL_LAST) != 0;
+	return 1;
+}
+
+/* The interval held, if any, as event @ev (1), else 0. */
+static int ivl_release(dbtp_trace *t, struct dbtp_event *ev)
+{
+	if (!t->held)
+		return 0;
+	t->held = 0;
+	ivl_swap(t);
+	return ivl_event(t, ev, t->held_thread, t->held_index, t->held_n, 0);
+}
+
 static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
 	struct dbtp_cursor c;
-	uint64_t num, tid, flags, index, n;
+	uint64_t num, tid, flags, index, n, hindex;
+	uint32_t hnum, hn;
 	int64_t id = 0;
 	struct tstate *ts;
+	int had;
 
 	if (t->info.mode != DBTP_MODE_BBV)
 		return fail(t, err, "INTERVALS record outside bbv mode");
@@ -848,7 +913,9 @@ static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	flags = dbtp_get_varint(&c);
 	index = dbtp_get_varint(&c);
 	n = dbtp_get_varint(&c);
-	if (c.bad || flags > (DBTP_IVL_LAST | DBTP_IVL_EXITED) ||
+	if (c.bad ||
+	    flags > (DBTP_IVL_LAST | DBTP_IVL_EXITED | DBTP_IVL_EXEC) ||
+	    ((flags & DBTP_IVL_EXEC) && flags != DBTP_IVL_EXEC) ||
 	    n > t->raw.len || n > t->nblocks)
 		return fail(t, err, "malformed INTERVALS record");
 	ts = thread_get(t, num, err);
@@ -878,25 +945,26 @@ static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		    !t->ivl_execs[i])
 			return fail(t, err, "bad entry in INTERVALS record");
 		t->ivl_ids[i] = (uint32_t)id;
-		ts->pub.blocks += t->ivl_execs[i];
-		ts->pub.insns += t->ivl_execs[i] * blk(t, (uint32_t)id)->ninsns;
-		ts->phantoms += t->ivl_execs[i] * blk(t, (uint32_t)id)->phantom;
 	}
 	if (!dbtp_cursor_done(&c))
 		return fail(t, err, "trailing bytes in INTERVALS record");
-	ts->next_seq++;
-	if (flags & DBTP_IVL_LAST)
-		ts->pub.end = flags & DBTP_IVL_EXITED ? DBTP_THREAD_EXITED
-						      : DBTP_THREAD_ENDED;
-	memset(ev, 0, sizeof(*ev));
-	ev->type = DBTP_EV_INTERVAL;
-	ev->thread = (uint32_t)num;
-	ev->ivl_ids = t->ivl_ids;
-	ev->ivl_execs = t->ivl_execs;
-	ev->nivl = (uint32_t)n;
-	ev->ivl_index = index;
-	ev->ivl_last = (flags & DBTP_IVL_LAST) != 0;
-	return 1;
+	/* the thread's interval replaces the one it held */
+	if (t->held && t->held_thread == num)
+		t->held = 0;
+	if (!(flags & DBTP_IVL_EXEC))
+		return ivl_event(t, ev, (uint32_t)num, index, (uint32_t)n,
+				 (unsigned)flags);
+	/* held, in place of another thread's, which goes out now */
+	had = t->held;
+	hnum = t->held_thread;
+	hn = t->held_n;
+	hindex = t->held_index;
+	ivl_swap(t);
+	t->held = 1;
+	t->held_thread = (uint32_t)num;
+	t->held_index = index;
+	t->held_n = (uint32_t)n;
+	return had ? ivl_event(t, ev, hnum, hindex, hn, 0) : 0;
 }
 
 static int rec_end(dbtp_trace *t, dbtp_err *err)
@@ -971,6 +1039,8 @@ next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 		if (t->cache_left)
 			return cache_next(t, ev, err);
 		r = read_record(t, &type, err);
+		if (r == 0 && ivl_release(t, ev))
+			return 1;
 		if (r <= 0)
 			return r;
 		if (t->after_end && type != DBTP_REC_STATUS &&
@@ -999,6 +1069,11 @@ next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 			r = rec_counts(t, err);
 			break;
 		case DBTP_REC_END:
+			if (t->held)
+				return fail(t, err,
+					    "END record after an interval cut "
+					    "at an execve that nothing "
+					    "replaced");
 			r = rec_end(t, err);
 			t->after_end = 1;
 			break;
@@ -1159,6 +1234,8 @@ void dbtp_trace_close(dbtp_trace *t)
 	free(t->links);
 	free(t->ivl_ids);
 	free(t->ivl_execs);
+	free(t->held_ids);
+	free(t->held_execs);
 	dbtp_pred_free(&t->pred);
 	dbtp_buf_free(&t->payload);
 	dbtp_buf_free(&t->raw);

@@ -50,25 +50,27 @@ static int put_kvs(struct dbtp_buf *b, const char *const *kv, size_t nkv)
 	return 0;
 }
 
-/* The value of INFO key "forks" in the uncompressed payload @p, @n bytes,
- * or 0. */
-static uint64_t info_forks(const uint8_t *p, size_t n)
+/* The value of INFO key @key (@kl bytes) in the uncompressed payload @p,
+ * @n bytes, as a string in @out (@cap bytes, cut to fit): 1, or 0 if the
+ * payload has no such key. */
+static int info_value(const uint8_t *p, size_t n, const char *key, size_t kl,
+		      char *out, size_t cap)
 {
 	struct dbtp_cursor c;
 
 	dbtp_cursor_init(&c, p, n);
 	while (!dbtp_cursor_done(&c) && !c.bad) {
-		uint64_t kl = dbtp_get_varint(&c);
-		const uint8_t *k = dbtp_get_bytes(&c, kl);
+		uint64_t l = dbtp_get_varint(&c);
+		const uint8_t *k = dbtp_get_bytes(&c, l);
 		uint64_t vl = dbtp_get_varint(&c);
 		const uint8_t *v = dbtp_get_bytes(&c, vl);
-		char num[24];
 
-		if (!c.bad && kl == 5 && !memcmp(k, "forks", 5) && vl &&
-		    vl < sizeof(num)) {
-			memcpy(num, v, vl);
-			num[vl] = '\0';
-			return strtoull(num, NULL, 10);
+		if (!c.bad && l == kl && !memcmp(k, key, kl)) {
+			if (vl >= cap)
+				vl = cap - 1;
+			memcpy(out, v, vl);
+			out[vl] = '\0';
+			return 1;
 		}
 	}
 	return 0;
@@ -150,11 +152,17 @@ int dbtp_stream_copy(int in, const char *in_name, int out, const char *out_name,
 		}
 		res->bytes += DBTP_FRAME_LEN + f.stored_len;
 		res->records++;
+		res->exec_last = 0;
 		if (f.type == DBTP_REC_INFO && !(f.flags & DBTP_FLAG_ZSTD)) {
-			uint64_t k =
-			    info_forks(buf.p + DBTP_FRAME_LEN, f.stored_len);
+			const uint8_t *p = buf.p + DBTP_FRAME_LEN;
+			char num[24];
 
-			res->forks = k ? k : res->forks;
+			if (info_value(p, f.stored_len, "forks", 5, num,
+				       sizeof(num)))
+				res->forks = strtoull(num, NULL, 10);
+			if (info_value(p, f.stored_len, "execve", 6,
+				       res->exec_path, sizeof(res->exec_path)))
+				res->exec_last = 1;
 		}
 		if (res->records == 1 && nkv) {
 			info.len = 0;

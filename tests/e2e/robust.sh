@@ -124,4 +124,43 @@ eq "exec: the shell's blocks" 1 "$(test "$(js "$T/exec.trace" .block_executions)
 eq "failed exec status" 127 "$(status "$DBTPROF" record -q -o "$T/noexec.trace" -- /bin/sh -c 'exec /no/such/program 2>/dev/null')"
 eq "failed exec: the run goes on to its end" 0 "$(status "$DBTPROF" verify "$T/noexec.trace")"
 eq "failed exec: no exec key" null "$(js "$T/noexec.trace" .end.exec)"
+# What ran up to an execve is kept in every mode: count mode writes its
+# counts there, bbv mode the interval so far, which the thread's next one
+# replaces if the execve fails.  An assembly guest with exact counts
+# (tests/guests/x86_64/execs.S: a failed execve, then one that succeeds),
+# and the C guest on both architectures, its counts and vectors as the
+# blocks-mode trace gives them.
+# per_block TRACE: "address executions" lines of each block, sorted
+per_block() {
+	"$DBTPROF" dump "$1" | awk '$2 == "block" { n[$4]++ }
+		$1 == "count" && $NF > 0 { n[$3] += $NF }
+		END { for (a in n) print a, n[a] }' | sort
+}
+for m in blocks count bbv; do
+	eq "execs $m status" 0 "$(status "$DBTPROF" record -q -m $m --interval 1500 -o "$T/x$m.trace" -- "$G/x86_64/execs")"
+	eq "execs $m counts" "4012 2002 $(readlink -f /bin/true)" \
+		"$(js "$T/x$m.trace" '"\(.instructions) \(.block_executions) \(.end.exec)"')"
+done
+eq "execs per block" "0x401000 1 0x401007 999 0x40100c 1 0x401023 1 0x40102a 999 0x40102f 1" \
+	"$(per_block "$T/xcount.trace" | tr '\n' ' ' | sed 's/ $//')"
+eq "execs count = blocks" "$(per_block "$T/xblocks.trace")" "$(per_block "$T/xcount.trace")"
+"$DBTPROF" bbv -q -i 1500 -o "$T/xb.bb" "$T/xblocks.trace"
+"$DBTPROF" bbv -q -i 1500 -o "$T/xv.bb" "$T/xbbv.trace"
+eq "execs bbv = blocks" "$(cat "$T/xb.bb")" "$(cat "$T/xv.bb")"
+eq "execs bbv intervals" "0 1 2" "$("$DBTPROF" dump "$T/xbbv.trace" | awk '$2 == "interval" { printf "%s%s", s, $3; s = " " }')"
+for g in c c-aarch64; do
+	for m in blocks count bbv; do
+		"$DBTPROF" record -q -m $m --interval 3000 -o "$T/e$m.trace" -- "$G/$g/execer" - /bin/true 2>/dev/null
+		"$DBTPROF" record -q -m $m --interval 3000 -o "$T/t$m.trace" -- "$G/$g/execer" thread /bin/true 2>/dev/null
+		# the work loop's 6,000 passes, with a thread or without
+		eq "execer $g $m work" "$(js "$T/eblocks.trace" '.hot_functions[] | select(.function == "work") | .instructions')" \
+			"$(js "$T/t$m.trace" '.hot_functions[] | select(.function == "work") | .instructions')"
+	done
+	eq "execer $g count = blocks" "$(per_block "$T/eblocks.trace")" "$(per_block "$T/ecount.trace")"
+	rm -f "$T"/eb.bb* "$T"/ev.bb*
+	"$DBTPROF" bbv -q -i 3000 -o "$T/eb.bb" "$T/eblocks.trace"
+	"$DBTPROF" bbv -q -i 3000 -o "$T/ev.bb" "$T/ebbv.trace"
+	eq "execer $g bbv = blocks" "$(cat "$T/eb.bb")" "$(cat "$T/ev.bb")"
+	eq "execer $g bbv threads" "cut short exit" "$(js "$T/tbbv.trace" '[.threads[].end] | join(" ")')"
+done
 done_ok
