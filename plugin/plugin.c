@@ -1000,6 +1000,11 @@ static void *writer_main(void *arg)
 			else
 				flush_idle(0);
 		}
+		/* an execve: the other threads' events up to now too, all
+		 * that is left of them if it succeeds */
+		if (it->exit_reason == EXIT_EXEC && mode != DBTP_MODE_BBV &&
+		    flush_ms > 0)
+			flush_idle(0);
 		free(it->cuts);
 		write_chunk(it);
 		if (it->exit_reason == EXIT_EXEC)
