@@ -165,6 +165,7 @@ struct thr {
 	size_t bcap, bntouch;
 	uint64_t binsns, bend, bindex;
 	const struct dbtp_block *bprev; /* the thread's previous block */
+	int bdone;			/* its last interval is out */
 	/* The writer thread's: apart, or every chunk it encodes would pull
 	 * the hot line away from the guest thread. */
 	_Alignas(64) struct dbtp_enc enc;
@@ -954,6 +955,7 @@ static void write_cuts(const struct cut *c, uint32_t n)
 }
 
 static void write_exec_note(void);
+static void bbv_exec_others(struct thr *self);
 
 static void *writer_main(void *arg)
 {
@@ -1007,6 +1009,9 @@ static void *writer_main(void *arg)
 			flush_idle(0);
 		free(it->cuts);
 		write_chunk(it);
+		if (it->exit_reason == EXIT_EXEC && mode == DBTP_MODE_BBV &&
+		    one.multi && flush_ms > 0)
+			bbv_exec_others(it->t);
 		if (it->exit_reason == EXIT_EXEC)
 			write_exec_note();
 		pthread_mutex_lock(&q_mu);
@@ -1419,10 +1424,27 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 	}
 	if (exit_reason == EXIT_EXEC)
 		bbv_close(t, DBTP_IVL_EXEC);
-	if (exit_reason >= 0)
+	if (exit_reason >= 0) {
 		bbv_close(t, DBTP_IVL_LAST | (exit_reason == DBTP_EXIT_THREAD
 						  ? DBTP_IVL_EXITED
 						  : 0));
+		t->bdone = 1;
+	}
+}
+
+/*
+ * bbv mode, thread @self's execve: the other threads' intervals so far
+ * too (DBTP_IVL_EXEC), with what they have published, all that is left
+ * of them if it succeeds.  Writer thread.
+ */
+static void bbv_exec_others(struct thr *self)
+{
+	flush_idle(0);
+	for (struct thr *t = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); t;
+	     t = t->next)
+		if (t != self && !t->bdone && t->bntouch)
+			bbv_close(t, DBTP_IVL_EXEC);
+	out_flush();
 }
 
 /* --- bbv mode, one guest thread ---------------------------------------- */
@@ -1621,9 +1643,10 @@ static void read_exec_path(uint64_t addr)
  * Thread @t calls execve: if it succeeds, QEMU's process becomes the new
  * program, natively, and nothing of the plugin runs again, so what the
  * thread recorded, its execve included, goes out now (the writer encodes
- * and writes a queued buffer, then wakes q_space); in bbv mode its
- * interval so far (DBTP_IVL_EXEC).  If it fails, the thread goes on with
- * a fresh buffer, as after a full one, and its interval goes on.
+ * and writes a queued buffer, what the other threads published, and the
+ * INFO `execve`, then wakes q_space); in bbv mode every thread's interval
+ * so far (DBTP_IVL_EXEC).  If it fails, the thread goes on with a fresh
+ * buffer, as after a full one, and the intervals go on.
  */
 static void flush_for_exec(struct thr *t)
 {

@@ -37,6 +37,14 @@ struct tstate {
 	uint64_t next_seq;
 	uint64_t phantoms; /* instructions the plugin counted that never ran */
 	int seen;
+	/* bbv mode: its interval written at an execve (DBTP_IVL_EXEC), held
+	 * until its next one replaces it (the execve failed) or the trace
+	 * ends (it did not) */
+	uint32_t *held_ids;
+	uint64_t *held_execs;
+	size_t held_cap;
+	uint32_t held_n;
+	int held;
 };
 
 struct dbtp_trace {
@@ -79,15 +87,7 @@ struct dbtp_trace {
 	uint32_t *ivl_ids;
 	uint64_t *ivl_execs;
 	size_t ivl_cap;
-	/* an interval written at an execve (DBTP_IVL_EXEC), held until the
-	 * thread's next one replaces it (the execve failed) or the trace
-	 * ends (it did not) */
-	uint32_t *held_ids;
-	uint64_t *held_execs;
-	size_t held_cap;
-	uint32_t held_n, held_thread;
-	uint64_t held_index;
-	int held;
+	uint32_t nheld; /* threads holding an interval (struct tstate) */
 	/* decoding COUNTS */
 	struct dbtp_cursor cc;
 	uint64_t count_next, count_left;
@@ -842,19 +842,19 @@ static int cache_next(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	return 1;
 }
 
-/* Swap the INTERVALS record just read with the one held. */
-static void ivl_swap(dbtp_trace *t)
+/* Swap the INTERVALS record just read with the one thread @ts holds. */
+static void ivl_swap(dbtp_trace *t, struct tstate *ts)
 {
 	uint32_t *ids = t->ivl_ids;
 	uint64_t *ex = t->ivl_execs;
 	size_t cap = t->ivl_cap;
 
-	t->ivl_ids = t->held_ids;
-	t->ivl_execs = t->held_execs;
-	t->ivl_cap = t->held_cap;
-	t->held_ids = ids;
-	t->held_execs = ex;
-	t->held_cap = cap;
+	t->ivl_ids = ts->held_ids;
+	t->ivl_execs = ts->held_execs;
+	t->ivl_cap = ts->held_cap;
+	ts->held_ids = ids;
+	ts->held_execs = ex;
+	ts->held_cap = cap;
 }
 
 /* The interval in t->ivl_* (@n blocks) as thread @num's event @ev: its
@@ -886,24 +886,29 @@ static int ivl_event(dbtp_trace *t, struct dbtp_event *ev, uint32_t num,
 	return 1;
 }
 
-/* The interval held, if any, as event @ev (1), else 0. */
+/* The first thread's interval held, if any, as event @ev (1), else 0: at
+ * the end of the trace, where nothing replaced it. */
 static int ivl_release(dbtp_trace *t, struct dbtp_event *ev)
 {
-	if (!t->held)
-		return 0;
-	t->held = 0;
-	ivl_swap(t);
-	return ivl_event(t, ev, t->held_thread, t->held_index, t->held_n, 0);
+	for (uint32_t i = 0; t->nheld && i < t->nthreads; i++) {
+		struct tstate *ts = &t->threads[i];
+
+		if (!ts->held)
+			continue;
+		ts->held = 0;
+		t->nheld--;
+		ivl_swap(t, ts);
+		return ivl_event(t, ev, i, ts->next_seq, ts->held_n, 0);
+	}
+	return 0;
 }
 
 static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 {
 	struct dbtp_cursor c;
-	uint64_t num, tid, flags, index, n, hindex;
-	uint32_t hnum, hn;
+	uint64_t num, tid, flags, index, n;
 	int64_t id = 0;
 	struct tstate *ts;
-	int had;
 
 	if (t->info.mode != DBTP_MODE_BBV)
 		return fail(t, err, "INTERVALS record outside bbv mode");
@@ -949,22 +954,18 @@ static int rec_intervals(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 	if (!dbtp_cursor_done(&c))
 		return fail(t, err, "trailing bytes in INTERVALS record");
 	/* the thread's interval replaces the one it held */
-	if (t->held && t->held_thread == num)
-		t->held = 0;
+	if (ts->held) {
+		ts->held = 0;
+		t->nheld--;
+	}
 	if (!(flags & DBTP_IVL_EXEC))
 		return ivl_event(t, ev, (uint32_t)num, index, (uint32_t)n,
 				 (unsigned)flags);
-	/* held, in place of another thread's, which goes out now */
-	had = t->held;
-	hnum = t->held_thread;
-	hn = t->held_n;
-	hindex = t->held_index;
-	ivl_swap(t);
-	t->held = 1;
-	t->held_thread = (uint32_t)num;
-	t->held_index = index;
-	t->held_n = (uint32_t)n;
-	return had ? ivl_event(t, ev, hnum, hindex, hn, 0) : 0;
+	ivl_swap(t, ts);
+	ts->held = 1;
+	ts->held_n = (uint32_t)n;
+	t->nheld++;
+	return 0;
 }
 
 static int rec_end(dbtp_trace *t, dbtp_err *err)
@@ -1069,7 +1070,7 @@ next_event(dbtp_trace *t, struct dbtp_event *ev, dbtp_err *err)
 			r = rec_counts(t, err);
 			break;
 		case DBTP_REC_END:
-			if (t->held)
+			if (t->nheld)
 				return fail(t, err,
 					    "END record after an interval cut "
 					    "at an execve that nothing "
@@ -1230,12 +1231,14 @@ void dbtp_trace_close(dbtp_trace *t)
 	for (uint32_t i = 0; i < t->npages; i++)
 		free(t->pages[i]);
 	free(t->pages);
+	for (uint32_t i = 0; i < t->nthreads; i++) {
+		free(t->threads[i].held_ids);
+		free(t->threads[i].held_execs);
+	}
 	free(t->threads);
 	free(t->links);
 	free(t->ivl_ids);
 	free(t->ivl_execs);
-	free(t->held_ids);
-	free(t->held_execs);
 	dbtp_pred_free(&t->pred);
 	dbtp_buf_free(&t->payload);
 	dbtp_buf_free(&t->raw);

@@ -158,11 +158,11 @@ for g in c c-aarch64; do
 		"$DBTPROF" record -q -m $m --interval 3000 -o "$T/t$m.trace" -- "$G/$g/execer" thread /bin/true 2>/dev/null
 		# the work loop's 6,000 passes, with a thread or without
 		eq "execer $g $m work" "$(work "$T/eblocks.trace")" "$(work "$T/t$m.trace")"
-		[ $m = bbv ] && continue
 		# and with a thread that the execve ends in its read()
-		"$DBTPROF" record -q -m $m -o "$T/l$m.trace" -- "$G/$g/execer" blocked /bin/true 2>/dev/null
+		"$DBTPROF" record -q -m $m --interval 3000 -o "$T/l$m.trace" -- "$G/$g/execer" blocked /bin/true 2>/dev/null
 		eq "execer $g $m blocked thread" "$(work "$T/eblocks.trace")" "$(work "$T/l$m.trace")"
 	done
+	eq "execer $g bbv blocked threads" "cut short cut short" "$(js "$T/lbbv.trace" '[.threads[].end] | join(" ")')"
 	eq "execer $g count = blocks" "$(per_block "$T/eblocks.trace")" "$(per_block "$T/ecount.trace")"
 	rm -f "$T"/eb.bb* "$T"/ev.bb*
 	"$DBTPROF" bbv -q -i 3000 -o "$T/eb.bb" "$T/eblocks.trace"
