@@ -17,7 +17,7 @@
 #define DBTP_MAGIC "DBTPTRC\n"
 #define DBTP_MAGIC_LEN 8
 #define DBTP_FORMAT_MAJOR 1
-#define DBTP_FORMAT_MINOR 1 /* 1.1: DBTP_FEAT_CACHE */
+#define DBTP_FORMAT_MINOR 2 /* 1.1: DBTP_FEAT_CACHE; 1.2: DBTP_IVL_EXEC */
 
 #define DBTP_FRAME_LEN 16
 #define DBTP_MAX_PAYLOAD (64u << 20)	/* stored or decoded, per record */
