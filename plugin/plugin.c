@@ -995,25 +995,23 @@ static void *writer_main(void *arg)
 			q_tail = NULL;
 		pthread_mutex_unlock(&q_mu);
 		/* A thread ended: first what the others had published then
-		 * (thr_end()), or without those cuts what they have now */
-		if (it->exit_reason == DBTP_EXIT_THREAD && flush_ms > 0) {
+		 * (thr_end()), or without those cuts what they have now; so
+		 * too at an execve, all that is left of them if it succeeds */
+		if ((it->exit_reason == DBTP_EXIT_THREAD ||
+		     it->exit_reason == EXIT_EXEC) &&
+		    flush_ms > 0) {
 			if (it->cuts)
 				write_cuts(it->cuts, it->ncuts);
 			else
 				flush_idle(0);
 		}
-		/* an execve: the other threads' events up to now too, all
-		 * that is left of them if it succeeds */
-		if (it->exit_reason == EXIT_EXEC && mode != DBTP_MODE_BBV &&
-		    flush_ms > 0)
-			flush_idle(0);
 		free(it->cuts);
 		write_chunk(it);
-		if (it->exit_reason == EXIT_EXEC && mode == DBTP_MODE_BBV &&
-		    one.multi && flush_ms > 0)
-			bbv_exec_others(it->t);
-		if (it->exit_reason == EXIT_EXEC)
+		if (it->exit_reason == EXIT_EXEC) {
+			if (mode == DBTP_MODE_BBV)
+				bbv_exec_others(it->t);
 			write_exec_note();
+		}
 		pthread_mutex_lock(&q_mu);
 		if (it->interval)
 			free(it->words);
@@ -1434,12 +1432,11 @@ static void bbv_count(struct thr *t, const uint64_t *w, size_t n,
 
 /*
  * bbv mode, thread @self's execve: the other threads' intervals so far
- * too (DBTP_IVL_EXEC), with what they have published, all that is left
- * of them if it succeeds.  Writer thread.
+ * too (DBTP_IVL_EXEC), with what they had published (counted before),
+ * all that is left of them if it succeeds.  Writer thread.
  */
 static void bbv_exec_others(struct thr *self)
 {
-	flush_idle(0);
 	for (struct thr *t = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); t;
 	     t = t->next)
 		if (t != self && !t->bdone && t->bntouch)
@@ -1665,6 +1662,21 @@ static void flush_for_exec(struct thr *t)
 	pthread_mutex_unlock(&q_mu);
 }
 
+static void counts_at_exec(void);
+
+/* System call @num (arguments @a1, @a2) may be an execve: what the run
+ * did so far goes out before it proceeds, every mode. */
+static void at_execve(int64_t num, uint64_t a1, uint64_t a2)
+{
+	if ((num != nr_execve && num != nr_execveat) || forked_child)
+		return;
+	read_exec_path(num == nr_execve ? a1 : a2);
+	if (mode == DBTP_MODE_COUNT)
+		counts_at_exec();
+	else
+		flush_for_exec(thr_cur());
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 		       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
@@ -1688,10 +1700,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
 	w[6] = a6;
 	__atomic_store_n(&t->n, t->n + 7, __ATOMIC_RELEASE);
 	note_fork(num, a1);
-	if ((num == nr_execve || num == nr_execveat) && !forked_child) {
-		read_exec_path(num == nr_execve ? a1 : a2);
-		flush_for_exec(t);
-	}
+	at_execve(num, a1, a2);
 	if (num == nr_exit_group) {
 		exit_seen = 1;
 		exit_code = a1;
@@ -1783,7 +1792,6 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 			     uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 			     uint64_t a8);
 static void on_exit_cb(qemu_plugin_id_t id, void *p);
-static void counts_at_exec(void);
 
 /* After the reset: every vCPU is stopped, no block translated. */
 static void count_rearm(qemu_plugin_id_t id)
@@ -1807,13 +1815,7 @@ static void on_syscall_count(qemu_plugin_id_t id, unsigned int vcpu,
 		exit_seen = 1;
 		exit_code = a1;
 	}
-	if ((num == nr_execve || num == nr_execveat) && !forked_child) {
-		read_exec_path(num == nr_execve ? a1 : a2);
-		if (mode == DBTP_MODE_COUNT)
-			counts_at_exec();
-		else
-			flush_for_exec(thr_cur());
-	}
+	at_execve(num, a1, a2);
 	if (mode == DBTP_MODE_BBV && num == nr_exit)
 		thr_end(thr_cur(), DBTP_EXIT_THREAD);
 	if (mode == DBTP_MODE_COUNT && num == nr_exit)
@@ -1960,29 +1962,34 @@ static void write_sampled(void)
 		write_errno = write_errno ? write_errno : ENOMEM;
 }
 
-/* INFO `execve`: the guest's execve goes on after this (the recorder
- * takes a stream that ends here for an execve that succeeded).
- * Uncompressed, so that the recorder reads it as it copies. */
-static void write_exec_note(void)
+/* An INFO record of @key = @val, uncompressed, so that the recorder reads
+ * it as it copies. */
+static void write_plain_info(const char *key, const char *val)
 {
 	ebuf.len = 0;
-	if (dbtp_put_kv(&ebuf, "execve", exec_path) ||
+	if (dbtp_put_kv(&ebuf, key, val) ||
 	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, NULL, 0))
 		write_errno = write_errno ? write_errno : ENOMEM;
+}
+
+/* INFO `execve`: the guest's execve goes on after this (the recorder
+ * takes a stream that ends here for an execve that succeeded). */
+static void write_exec_note(void)
+{
+	write_plain_info("execve", exec_path);
 	out_flush();
 }
 
-/* INFO `forks`, uncompressed so that the recorder reads it as it copies. */
+/* INFO `forks`. */
 static void write_forks(void)
 {
 	uint64_t n = __atomic_load_n(&nforks, __ATOMIC_RELAXED);
+	char v[24];
 
 	if (!n)
 		return;
-	ebuf.len = 0;
-	if (put_kv_u64(&ebuf, "forks", n) ||
-	    dbtp_frame_put(&obuf, DBTP_REC_INFO, ebuf.p, ebuf.len, NULL, 0))
-		write_errno = write_errno ? write_errno : ENOMEM;
+	snprintf(v, sizeof(v), "%" PRIu64, n);
+	write_plain_info("forks", v);
 }
 
 /* @x * @num / @den, rounded to nearest (@den > 0). */
