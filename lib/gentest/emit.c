@@ -827,7 +827,10 @@ static unsigned text_bytes(const char *text)
  * @bytes of code that leaves rcx alone: one instruction, the one it
  * replaces at a closing block's end, so that a pass runs exactly the
  * original's instructions.  Its displacement is 8 bits: the pass (and a
- * stack-pointer reset before the tail) must fit in 128 bytes.
+ * stack-pointer reset before the tail) must fit in 128 bytes.  (Where the
+ * closing branch read the flags of the instruction before it, the
+ * counter's `sub` and `jnz` take the place of the two instead,
+ * cut_compare(), in rcx or another register, with no limit of reach.)
  */
 static int loop_fits(int a64, uint32_t regs, unsigned bytes)
 {
@@ -1256,6 +1259,113 @@ static void put_label(FILE *t, uint32_t nb, uint32_t k, unsigned j, int def)
 		fputs(name, t);
 }
 
+/* What follows label .Lg<id>_<i>: (instruction i of rewritten copy @id) in
+ * @text, or NULL if it is not there or nothing follows it (the branch
+ * there was cut, cut_last()). */
+static char *after_label(char *text, uint32_t id, uint32_t i)
+{
+	char label[48], *at;
+
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
+	at = strstr(text, label);
+	if (!at || !at[strlen(label)])
+		return NULL;
+	return at + strlen(label);
+}
+
+/*
+ * Whether the operands @op (up to @end) of a flag-setting arithmetic or
+ * logic instruction (fold_at()) write a general-purpose register other
+ * than the stack pointer: the first operand names no memory, and no
+ * operand names the stack pointer (whose moves the pass's stack-pointer
+ * bookkeeping counts).
+ */
+static int writes_plain_reg(const char *op, const char *end)
+{
+	static const char *const sp[] = {"rsp", "esp", " sp", NULL};
+	const char *first = memchr(op, ',', (size_t)(end - op));
+
+	if (!first) /* inc, dec, neg: the one operand */
+		first = end;
+	if (memchr(op, '[', (size_t)(first - op)))
+		return 0;
+	for (int k = 0; sp[k]; k++)
+		if (memmem(op, (size_t)(end - op), sp[k], strlen(sp[k])))
+			return 0;
+	return 1;
+}
+
+/*
+ * x86-64: whether the instruction text @op (up to @end) sets flags and
+ * nothing else that matters: `cmp` or `test`, or arithmetic or logic
+ * whose other result is a register (writes_plain_reg()).
+ */
+static int x86_flag_setter(const char *op, const char *end)
+{
+	static const char *const mn[] = {
+	    "cmp ", "test ", "sub ", "add ", "and ", "or ", "xor ",
+	    "inc ", "dec ",  "neg ", "sbb ", "adc ", NULL};
+
+	for (int k = 0; mn[k]; k++)
+		if (!strncmp(op, mn[k], strlen(mn[k])))
+			return k < 2 ||
+			       writes_plain_reg(op + strlen(mn[k]) - 1, end);
+	return 0;
+}
+
+/*
+ * The instruction before a conditional branch that ends rewritten copy
+ * @id of an @n-instruction block, if it sets the flags the branch reads
+ * from registers alone (x86_flag_setter(): `cmp`, `test`, or arithmetic
+ * on a register): 1 if kept, 2 if rewritten (r15 renamed); else 0.
+ * *@at, *@end: its line.
+ */
+static int flags_before(char *body, uint32_t id, uint32_t n, char **at,
+			char **end)
+{
+	char label[48], *op;
+	int kept;
+
+	if (n < 2 || !(*at = after_label(body, id, n - 2)) ||
+	    !(*end = strchr(*at, '\n')))
+		return 0;
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, n - 1);
+	if (strncmp(*end + 1, label, strlen(label)) ||
+	    memchr(*at, '[', (size_t)(*end - *at)) ||
+	    memchr(*at, '(', (size_t)(*end - *at))) /* "(was ...)" */
+		return 0;
+	kept = !strncmp(*at, "\t.byte ", 7);
+	op = memchr(*at, '#', (size_t)(*end - *at));
+	if (kept ? !op : op != NULL)
+		return 0;
+	op = kept ? op + 2 : *at + 1;
+	if (!x86_flag_setter(op, *end))
+		return 0;
+	return kept ? 1 : 2;
+}
+
+/*
+ * Where the closing branch of copy @id (cut: cut_last()) read the flags
+ * of the instruction right before it (flags_before()), that one cut too,
+ * so that the pass counter's decrement and branch take the place of the
+ * two (the register it wrote keeps what it held, as where a random test
+ * takes its place, fold_at()): a pass then runs the original's
+ * instructions and conditional branches; Valgrind without IR
+ * optimisation evaluates each of those in a helper call, `loop` in
+ * none.  flags_before()'s value.
+ */
+static int cut_compare(char *body, uint32_t id, uint32_t n)
+{
+	char *at, *end;
+	int c = flags_before(body, id, n, &at, &end);
+
+	if (c && !end[1 + strcspn(end + 1, "\n") + 1])
+		memmove(at, end + 1, strlen(end + 1) + 1);
+	else
+		c = 0;
+	return c;
+}
+
 /*
  * Block @id's function: @u copies of @body (copy j's labels made unique by
  * the rewriter; its entry is gt_b<id>_body for copy 0, gt_b<id>_c<j>
@@ -1264,15 +1374,18 @@ static void put_label(FILE *t, uint32_t nb, uint32_t k, unsigned j, int def)
  * pointer if @reset, moves the walk to its next line of area @wa
  * (through @wg, or @ws from the area's slot: put_walks()) and counts
  * passes down: with `loop` where one pass fits it (loop_fits()), else in
- * a register the block does not use, else in the buffer.
+ * a register the block does not use, else in the buffer; in a register,
+ * its `sub` in place of the instruction whose flags the closing branch
+ * read (with rcx too, rather than `loop`), where there is one
+ * (cut_compare()'s value, returned).
  */
-static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
-			  const char *slots, const struct dbtp_gt_rw_stats *st,
-			  int rnd, int bc, int far, const struct gpr *wg,
-			  const struct gpr *ws, const struct walk_area *wa,
-			  int reset)
+static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
+			 const char *slots, const struct dbtp_gt_rw_stats *st,
+			 int rnd, int bc, int far, const struct gpr *wg,
+			 const struct gpr *ws, const struct walk_area *wa,
+			 int reset, uint32_t cid, uint32_t cn)
 {
-	int lp;
+	int lp, cut;
 	/* (a walk kept in its slot: 4 instructions, at most 32 bytes, more
 	 * in the tail) */
 	const char *cr = pass_counter(
@@ -1285,6 +1398,7 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	char cnt[32], sp[GT_SP_TEXT], entry[32];
 	int def, stub;
 
+	cut = !bc && cr && cn ? cut_compare(body[u - 1], cid, cn) : 0;
 	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
 	else
@@ -1324,7 +1438,9 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		if (ws)
 			fprintf(f, "\tmov dword ptr [r15 + %d], %s\n", wa->slot,
 				wr->name[2]);
-		if (lp)
+		if (lp && cut)
+			fprintf(f, "\tsub rcx, 1\n\tjnz .Lgt%u_top\n", id);
+		else if (lp)
 			fprintf(f, "\tloop .Lgt%u_top\n", id);
 		else if (rnd)
 			fprintf(f,
@@ -1380,11 +1496,12 @@ static void emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		id, id, id);
 	if (!stub) {
 		dbtp_gt_emit_table(f, id, u, slots);
-		return;
+		return cut;
 	}
 	for (unsigned j = 0; j < u; j++)
 		fprintf(f, "\t.quad .Lgt%u_w%u\n", id, j);
 	fprintf(f, "%s\t.popsection\n", slots);
+	return cut;
 }
 
 /* One assembly line as a C string literal. */
@@ -1837,20 +1954,6 @@ static int splice(char **text, size_t at, size_t ol, const char *line)
 	free(*text);
 	*text = t;
 	return 0;
-}
-
-/* What follows label .Lg<id>_<i>: (instruction i of rewritten copy @id) in
- * @text, or NULL if it is not there or nothing follows it (the branch
- * there was cut, cut_last()). */
-static char *after_label(char *text, uint32_t id, uint32_t i)
-{
-	char label[48], *at;
-
-	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, i);
-	at = strstr(text, label);
-	if (!at || !at[strlen(label)])
-		return NULL;
-	return at + strlen(label);
 }
 
 /*
@@ -2622,28 +2725,6 @@ _Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
 #define GT_FOLD_WALK 0.01
 
 /*
- * Whether the operands @op (up to @end) of a flag-setting arithmetic or
- * logic instruction (fold_at()) write a general-purpose register other
- * than the stack pointer: the first operand names no memory, and no
- * operand names the stack pointer (whose moves the pass's stack-pointer
- * bookkeeping counts).
- */
-static int writes_plain_reg(const char *op, const char *end)
-{
-	static const char *const sp[] = {"rsp", "esp", " sp", NULL};
-	const char *first = memchr(op, ',', (size_t)(end - op));
-
-	if (!first) /* inc, dec, neg: the one operand */
-		first = end;
-	if (memchr(op, '[', (size_t)(first - op)))
-		return 0;
-	for (int k = 0; sp[k]; k++)
-		if (memmem(op, (size_t)(end - op), sp[k], strlen(sp[k])))
-			return 0;
-	return 1;
-}
-
-/*
  * --mispredict: put the random test @line (plan_random()) in place of
  * instruction @i of copy @id in *@text, the one before its branch, if
  * that one sets the flags, from registers and kept as it was (x86-64
@@ -2662,15 +2743,10 @@ static int writes_plain_reg(const char *op, const char *end)
 static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		   int a64, int marked)
 {
-	static const char *const x86[] = {"cmp ", "test ", "sub ", "add ",
-					  "and ", "or ",   "xor ", "inc ",
-					  "dec ", "neg ",  "sbb ", "adc ",
-					  NULL},
-				 *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
-	const char *const *mn = a64 ? arm : x86;
+	static const char *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	size_t ml = strlen(DBTP_GT_WALK_MARK);
 	char next[48], *at = after_label(*text, id, i), *end, *op, *c;
-	int kept, mark = 0;
+	int kept, mark = 0, ok;
 
 	/* one line, then the branch's label with the branch after it */
 	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
@@ -2704,16 +2780,14 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 			return 0;
 		op = at + 1;
 	}
-	for (int k = 0; mn[k]; k++) /* x86's first two set flags only */
-		if (!strncmp(op, mn[k], strlen(mn[k])) &&
-		    (a64 || k < 2 ||
-		     writes_plain_reg(op + strlen(mn[k]) - 1, end)))
-			return splice(text, (size_t)(at - *text),
-				      (size_t)(end - at), line)
-				   ? -1
-			       : kept ? 1
-				      : 2 + mark;
-	return 0;
+	ok = !a64 && x86_flag_setter(op, end);
+	for (int k = 0; a64 && arm[k]; k++)
+		ok |= !strncmp(op, arm[k], strlen(arm[k]));
+	if (!ok)
+		return 0;
+	return splice(text, (size_t)(at - *text), (size_t)(end - at), line) ? -1
+	       : kept							    ? 1
+		      : 2 + mark;
 }
 
 /*
@@ -3566,6 +3640,20 @@ static int closes(const struct rewritten *r)
 	return r->last == DBTP_BR_COND || r->last == DBTP_BR_JUMP;
 }
 
+/* x86-64: block @b ends in a conditional branch whose flags the pass
+ * counter's decrement can set in place of the instruction before it
+ * (cut_compare()). */
+static int counter_takes(const dbtp_gt_model *m, struct rewritten *rd,
+			 uint32_t b)
+{
+	char *at, *end;
+
+	return rd[b].last == DBTP_BR_COND &&
+	       dbtp_gt_model_arch(m) != DBTP_ARCH_AARCH64 &&
+	       flags_before(rd[b].body[0], b * DBTP_GT_MAX_UNROLL,
+			    blk(m, b)->ninsns, &at, &end);
+}
+
 /*
  * A closing block's body without its last instruction, the branch: the
  * function's loop tail (count down, branch back) takes its place, so that
@@ -3652,12 +3740,13 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
  * that closes (its last member ends in a direct branch) and can count its
- * passes with `loop` (no member has a random branch, plan_random()) gets
- * one copy: it then runs the original's
- * instructions and translated blocks exactly, with no copies to dilute a
- * counter's instructions in.  A closing one with random branches gets
- * the copies random_copies() says (@dis).  One that ends in a return or
- * indirect branch and has no random branch counts in that branch's
+ * passes with `loop` or, in a free register, with a `sub` in place of the
+ * instruction whose flags the closing branch reads (counter_takes()), no
+ * member having a random branch (plan_random()), gets one copy: it then
+ * runs the original's instructions and translated blocks exactly, with
+ * no copies to dilute a counter's instructions in.  A closing one with random
+ * branches gets the copies random_copies() says (@dis).  One that ends in a
+ * return or indirect branch and has no random branch counts in that branch's
  * target (put_branch_count()), in one copy.  An x86-64 self-loop
  * (rd->loop) starts from one copy, unless it misses less than every
  * other execution (its walks spread over copies: put_walks()); an
@@ -3714,7 +3803,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			u >>= 1;
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && !walk &&
-		    loop_fits(a64, regs, bytes))
+		    (loop_fits(a64, regs, bytes) ||
+		     (counter_takes(m, rd, last) && counter_reg(regs, 0))))
 			u = 1;
 		if (closes(&rd[last]) && rnd && u > 1)
 			u = random_copies(m, rd, dis, last, u,
@@ -4412,8 +4502,19 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
 						  &fa);
 		} else {
-			emit_function(ff, b, r->u, body, slots, &st, rnd || wg,
-				      bc, far, wg, ws, wa, reset);
+			int cut = emit_function(
+			    ff, b, r->u, body, slots, &st, rnd || wg, bc, far,
+			    wg, ws, wa, reset,
+			    last * DBTP_GT_MAX_UNROLL + r->u - 1,
+			    rd[last].last == DBTP_BR_COND ? blk(m, last)->ninsns
+							  : 0);
+
+			/* a kept compare gone from copy 0, the one the
+			 * summary describes */
+			if (cut == 1 && r->u == 1) {
+				sum->stat[last].n[DBTP_GT_KEPT]--;
+				sum->stat[last].n[DBTP_GT_REWRITTEN]++;
+			}
 		}
 		if (jt_len) /* after gt_jt (GT_JT_HEAD), in order */
 			fprintf(ff,
