@@ -1166,14 +1166,15 @@ static void test_stack_budget(void)
 	if (emit_file(m, c, &sum))
 		goto out;
 	dbtp_gt_summary_free(&sum);
-	snprintf(cmd, sizeof(cmd),
-		 "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = "
-		 "$((3 + $(grep '\"gt_enter[a-z0-9_]*:' %s | grep -vc _p:))) && "
-		 "grep -A1 'gt_b256_body:' %s | grep -q 'lea rsp' && "
-		 "grep -A1 'gt_b512_body:' %s | grep -q 'lea rsp' && "
-		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
-		 "%s --quiet",
-		 DBTP_GT_STACK_MID, c, c, c, c, c, x, x);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "test $(grep -c 'lea rsp, \\[r15 + %d\\]' %s) = "
+	    "$((3 + $(grep '\"gt_enter[a-z0-9_]*:' %s | grep -vc _p:))) && "
+	    "grep -A1 'gt_b256_body:' %s | grep -q 'lea rsp' && "
+	    "grep -A1 'gt_b512_body:' %s | grep -q 'lea rsp' && "
+	    "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+	    "%s --quiet",
+	    DBTP_GT_STACK_MID, c, c, c, c, c, x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
@@ -1191,7 +1192,8 @@ out:
  * that fewer than DBTP_GT_SP_PASSES passes fit in 16 KiB: reset every
  * pass; `add rsp, 24; pop rbx; pop rbp; test rbp, rbp; jne` and `test
  * eax, eax; jne` (one sequence, 2,500 runs: the first jne stays, for
- * memcheck to check the popped value) end a pass 40 bytes up, where the
+ * memcheck to check the popped value; the pass counter's `sub` and `jnz`
+ * take the place of the last test and jne) end a pass 40 bytes up, where the
  * pops leave it: two pushes for the slots read, a `lea` past the 24
  * bytes skipped.  And a call whose callee is left out, `push rbx; sub
  * rsp, 8; call` then `add rsp, 8; pop rbx; test rbx, rbx; jne` and `test
@@ -1230,27 +1232,28 @@ static void test_stack_resets(void)
 	if (emit_file(m, c, &sum))
 		goto out;
 	dbtp_gt_summary_free(&sum);
-	snprintf(cmd, sizeof(cmd),
-		 "sed 's/^\t\"//; s/\\\\n\"$//' %s > %s.s && "
-		 "test $(grep -c '^.tlea rsp, .r15 + %d.$' %s.s) = "
-		 "$((2 + $(grep '^gt_enter[a-z0-9_]*:$' %s.s | grep -vc _p:))) && "
-		 "test $(grep -A1 '^.tlea rsp, .r15 + %d.$' %s.s | "
-		 "grep -c '^.tpush 0$') = 2 && "
-		 "tr '\n' '|' < %s.s > %s.j && "
-		 "grep -qF '%s|\\tpush 0|\\tpush 0|\\tlea rsp, [rsp - 24]|"
-		 "' %s.j && "
-		 "grep -qF 'lea rsp, [r15 + %d]|\\tpush 0|\\tpush 0|"
-		 "\\tlea rsp, [rsp - 24]|\\tjmp gt_b3_body|' %s.j && "
-		 "grep -qF 'gt_b6_body:|\\tlea rsp, [rsp + 8]|' %s.j && "
-		 "grep -q '{gt_b0, 0, 0, 0, 5000, 0, 0, 0, 1024}' %s && "
-		 "grep -q '{gt_b1, 1, 0, 0, 3000, 0, 0, 0, 0}' %s && "
-		 "grep -q '{gt_b2, 2, 0, 0, 2000, 0, 0, 0, 0}' %s && "
-		 "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
-		 "%s --quiet && { ! command -v valgrind >/dev/null || "
-		 "valgrind -q --error-exitcode=9 %s --quiet; }",
-		 c, c, DBTP_GT_STACK_MID, c, c, DBTP_GT_STACK_MID + 8, c, c, c,
-		 "# test eax, eax|.Lg64_1:", c, DBTP_GT_STACK_MID + 40, c, c, c,
-		 c, c, c, x, x, x);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "sed 's/^\t\"//; s/\\\\n\"$//' %s > %s.s && "
+	    "test $(grep -c '^.tlea rsp, .r15 + %d.$' %s.s) = "
+	    "$((2 + $(grep '^gt_enter[a-z0-9_]*:$' %s.s | grep -vc _p:))) && "
+	    "test $(grep -A1 '^.tlea rsp, .r15 + %d.$' %s.s | "
+	    "grep -c '^.tpush 0$') = 2 && "
+	    "tr '\n' '|' < %s.s > %s.j && "
+	    "grep -qF '%s|\\tpush 0|\\tpush 0|\\tlea rsp, [rsp - 24]|"
+	    "' %s.j && "
+	    "grep -qF 'lea rsp, [r15 + %d]|\\tpush 0|\\tpush 0|"
+	    "\\tlea rsp, [rsp - 24]|\\tjmp gt_b3_body|' %s.j && "
+	    "grep -qF 'gt_b6_body:|\\tlea rsp, [rsp + 8]|' %s.j && "
+	    "grep -q '{gt_b0, 0, 0, 0, 5000, 0, 0, 0, 1024}' %s && "
+	    "grep -q '{gt_b1, 1, 0, 0, 3000, 0, 0, 0, 0}' %s && "
+	    "grep -q '{gt_b2, 2, 0, 0, 2000, 0, 0, 0, 0}' %s && "
+	    "cc -O2 -pthread -Wall -Wextra -Werror %s -o %s && "
+	    "%s --quiet && { ! command -v valgrind >/dev/null || "
+	    "valgrind -q --error-exitcode=9 %s --quiet; }",
+	    c, c, DBTP_GT_STACK_MID, c, c, DBTP_GT_STACK_MID + 8, c, c, c,
+	    ".Lg64_0:|.Lg64_1:", c, DBTP_GT_STACK_MID + 40, c, c, c, c, c, c, x,
+	    x, x);
 	CHECK_EQ(run(cmd), 0);
 out:
 	dbtp_gt_model_free(m);
@@ -1258,44 +1261,57 @@ out:
 
 /*
  * Blocks that end in a direct branch close their loop: in the last copy
- * of a pass the pass counter's branch takes the block's place.  Three
- * blocks run alone (8 x DBTP_GT_UNROLL_MIN, 8 and 16 more times: no common
- * count model):
- * A (add eax, 1; jne) leaves rcx alone and is short, so one copy counted
- * by `loop`, its jne gone; B (inc ecx; jne) uses rcx: eight copies, the
- * last one's jne replaced by dec/jnz; C (20 x add eax, 1; jne) is too long
- * for `loop`'s 8-bit displacement: eight copies, dec/jnz.
+ * of a pass the pass counter's branch takes the block's place.  Five
+ * blocks run alone (8 x DBTP_GT_UNROLL_MIN, 8, 16, 24 and 32 more times:
+ * no common count model).  Where a move comes between the flags and the
+ * branch: A (add eax, 1; mov edx, eax; jne) leaves rcx alone and is
+ * short, so one copy counted by `loop`, its jne gone; B (inc ecx; mov
+ * edx, ecx; jne) uses rcx: eight copies, the last one's jne replaced by
+ * sub/jnz; C (20 x add eax, 1; mov edx, eax; jne) is too long for
+ * `loop`'s 8-bit displacement: eight copies, sub/jnz.  Where the flags'
+ * instruction is right before the branch, the counter's sub and jnz take
+ * the place of the two, in one copy: D (add eax, 1; jne) in rcx, E (inc
+ * ecx; jne) in another register.
  */
 static void test_closing(void)
 {
-	char p[64], c[64], x[64], cmd[1024], want[32];
+	char p[64], c[64], x[64], cmd[2048], want[64];
 	const char *paths[1] = {p};
 	double T[1] = {1};
-	uint8_t a_code[] = {0x83, 0xc0, 0x01, 0x75, 0x10};
-	uint8_t b_code[] = {0xff, 0xc1, 0x75, 0x10};
-	uint8_t c_code[62], sizes[21], a_sizes[] = {3, 2}, b_sizes[] = {2, 2};
+	uint8_t a_code[] = {0x83, 0xc0, 0x01, 0x89, 0xc2, 0x75, 0x10};
+	uint8_t b_code[] = {0xff, 0xc1, 0x89, 0xca, 0x75, 0x10};
+	uint8_t d_code[] = {0x83, 0xc0, 0x01, 0x75, 0x10};
+	uint8_t e_code[] = {0xff, 0xc1, 0x75, 0x10};
+	uint8_t c_code[64], sizes[22],
+	    a_sizes[] = {3, 2, 2}, b_sizes[] = {2, 2, 2}, d_sizes[] = {3, 2},
+	    e_sizes[] = {2, 2};
 	struct dbtp_gt_summary sum;
 	dbtp_writer *w = NULL;
 	dbtp_gt_model *m;
 	dbtp_err err = {0};
-	uint32_t id[3];
+	uint32_t id[5];
+	size_t n;
 
 	names("close", p, c, x);
 	for (int i = 0; i < 20; i++) {
 		memcpy(c_code + 3 * i, a_code, 3);
 		sizes[i] = 3;
 	}
-	memcpy(c_code + 60, a_code + 3, 2);
-	sizes[20] = 2;
+	memcpy(c_code + 60, a_code + 3, 4);
+	sizes[20] = sizes[21] = 2;
 	CHECK(!dbtp_writer_open(&w, p, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
 				&err));
-	CHECK(!dbtp_writer_block(w, 0x401000, 2, a_sizes, a_code, 0, 0, &id[0],
+	CHECK(!dbtp_writer_block(w, 0x401000, 3, a_sizes, a_code, 0, 0, &id[0],
 				 &err));
-	CHECK(!dbtp_writer_block(w, 0x402000, 2, b_sizes, b_code, 0, 0, &id[1],
+	CHECK(!dbtp_writer_block(w, 0x402000, 3, b_sizes, b_code, 0, 0, &id[1],
 				 &err));
-	CHECK(!dbtp_writer_block(w, 0x403000, 21, sizes, c_code, 0, 0, &id[2],
+	CHECK(!dbtp_writer_block(w, 0x403000, 22, sizes, c_code, 0, 0, &id[2],
 				 &err));
-	for (int i = 0; i < 3; i++)
+	CHECK(!dbtp_writer_block(w, 0x404000, 2, d_sizes, d_code, 0, 0, &id[3],
+				 &err));
+	CHECK(!dbtp_writer_block(w, 0x405000, 2, e_sizes, e_code, 0, 0, &id[4],
+				 &err));
+	for (int i = 0; i < 5; i++)
 		exec_n(w, 0, id[i], 8 * DBTP_GT_UNROLL_MIN + 8 * (uint64_t)i);
 	CHECK(!dbtp_writer_close(w, 0, &err));
 	m = model_of(paths, T, 1);
@@ -1303,18 +1319,25 @@ static void test_closing(void)
 		goto out;
 	dbtp_gt_summary_free(&sum);
 	/* copy j of block k has labels .Lg<16k + j>_<i> */
-	snprintf(cmd, sizeof(cmd),
-		 "test $(grep -c 'loop .Lgt0_top' %s) = 1 && "
-		 "! grep -q 'gt_b0_c1\\|jne .Lg0_' %s && "
-		 "test $(grep -c 'jne .Lg\\(1[6-9]\\|2[0-2]\\)_2' %s) = 7 && "
-		 "! grep -q 'jne .Lg23_' %s && grep -q 'jnz gt_b1_body' %s && "
-		 "test $(grep -c 'jne .Lg\\(3[2-8]\\)_21' %s) = 7 && "
-		 "! grep -q 'jne .Lg39_' %s && grep -q 'jnz gt_b2_body' %s && "
-		 "! grep -q 'loop .Lgt[12]_' %s",
-		 c, c, c, c, c, c, c, c, c);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "test $(grep -c 'loop .Lgt0_top' %s) = 1 && "
+	    "! grep -q 'gt_b0_c1\\|jne .Lg0_' %s && "
+	    "test $(grep -c 'jne .Lg\\(1[6-9]\\|2[0-2]\\)_3' %s) = 7 && "
+	    "! grep -q 'jne .Lg23_' %s && grep -q 'jnz gt_b1_body' %s && "
+	    "test $(grep -c 'jne .Lg\\(3[2-8]\\)_22' %s) = 7 && "
+	    "! grep -q 'jne .Lg39_' %s && grep -q 'jnz gt_b2_body' %s && "
+	    "! grep -q 'loop .Lgt[1-4]_\\|gt_b[34]_c1\\|jne .Lg[46]' %s && "
+	    "grep -A3 'Lg48_0:' %s | tr -d '\\n' | "
+	    "grep -q 'Lg48_1:.*sub rcx, 1.*jnz .Lgt3_top' && "
+	    "grep -A3 'Lg64_0:' %s | tr -d '\\n' | "
+	    "grep -q 'Lg64_1:.*sub r[0-9a-z]*, 1.*jnz gt_b4_body'",
+	    c, c, c, c, c, c, c, c, c, c, c);
 	CHECK_EQ(run(cmd), 0);
-	snprintf(want, sizeof(want), "%d %d %d ", 8 * DBTP_GT_UNROLL_MIN,
-		 8 * DBTP_GT_UNROLL_MIN + 8, 8 * DBTP_GT_UNROLL_MIN + 16);
+	n = 0;
+	for (int i = 0; i < 5; i++)
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%d ",
+				      8 * DBTP_GT_UNROLL_MIN + 8 * i);
 	CHECK_EQ(build_and_count(c, x, want), 0);
 out:
 	dbtp_gt_model_free(m);
