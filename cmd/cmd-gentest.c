@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "dbtp/elf.h"
 #include "dbtp/gentest.h"
+#include "dbtp/run.h"
 #include "dbtp/trace.h"
 #include "util/words.h"
 
@@ -517,18 +518,29 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_end(&j);
 }
 
-/* "@pre @cmd" as words in @argv (free(*argv)); -1 after a message. */
-static int command_words(const char *pre, const char *cmd, char ***argv)
+/*
+ * "@pre @cmd" as words in @argv (free(*argv) and *@prog), @cmd's program
+ * found in $PATH if it names no directory (*@prog, else NULL), as the
+ * shell would: a DBT in front of it may not look there (QEMU's user mode
+ * does not).  -1 after a message.
+ */
+static int command_words(const char *pre, const char *cmd, char ***argv,
+			 char **prog)
 {
-	char *line;
+	char *line, **pw = NULL;
 	dbtp_err err = {0};
-	int n, rc;
+	int n, np = 0, rc;
 
+	*prog = NULL;
 	if (asprintf(&line, "%s %s", pre, cmd) < 0) {
 		error("out of memory");
 		return -1;
 	}
+	if (!dbtp_words_split(pre, &pw, &np, &err))
+		free(pw);
 	rc = dbtp_words_split(line, argv, &n, &err);
+	if (!rc && np < n && (*prog = dbtp_which((*argv)[np])))
+		(*argv)[np] = *prog;
 	if (!rc && !n) {
 		free(*argv);
 		err.code = EINVAL;
@@ -549,19 +561,20 @@ static int command_words(const char *pre, const char *cmd, char ***argv)
 static double time_run(const char *pre, const char *cmd, int cpu,
 		       const cpu_set_t *pin)
 {
-	char **argv;
+	char **argv, *prog;
 	struct timespec t0, t1;
 	struct rusage ru;
 	int st, fd;
 	pid_t pid;
 
-	if (command_words(pre, cmd, &argv))
+	if (command_words(pre, cmd, &argv, &prog))
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		error("fork: %s", strerror(errno));
 		free(argv);
+		free(prog);
 		return -1;
 	}
 	if (!pid) {
@@ -577,6 +590,7 @@ static double time_run(const char *pre, const char *cmd, int cpu,
 		_exit(127);
 	}
 	free(argv);
+	free(prog);
 	if (wait4(pid, &st, 0, &ru) < 0) {
 		error("wait4: %s", strerror(errno));
 		return -1;

@@ -155,4 +155,12 @@ int dbtp_resolve_program(const char *name, char *const envp[], char **program,
  */
 char *dbtp_find_in_path(const char *name);
 
+/**
+ * dbtp_which() - where $PATH's search finds @name (no slash), as the
+ * shell would run it: that directory's entry, symbolic links not
+ * resolved (a program may go by the name it was run as); NULL if @name
+ * has a slash or is not found.  Caller frees.
+ */
+char *dbtp_which(const char *name);
+
 #endif

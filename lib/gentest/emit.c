@@ -1377,7 +1377,8 @@ static int cut_compare(char *body, uint32_t id, uint32_t n)
  * a register the block does not use, else in the buffer; in a register,
  * its `sub` in place of the instruction whose flags the closing branch
  * read (with rcx too, rather than `loop`), where there is one
- * (cut_compare()'s value, returned).
+ * (cut_compare() on copy @cid, of @cn instructions, 0 if it does not end
+ * in a conditional branch; its value returned).
  */
 static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			 const char *slots, const struct dbtp_gt_rw_stats *st,
@@ -2785,9 +2786,9 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		ok |= !strncmp(op, arm[k], strlen(arm[k]));
 	if (!ok)
 		return 0;
-	return splice(text, (size_t)(at - *text), (size_t)(end - at), line) ? -1
-	       : kept							    ? 1
-		      : 2 + mark;
+	if (splice(text, (size_t)(at - *text), (size_t)(end - at), line))
+		return -1;
+	return kept ? 1 : 2 + mark;
 }
 
 /*
@@ -3740,14 +3741,15 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
  * that closes (its last member ends in a direct branch) and can count its
- * passes with `loop` or, in a free register, with a `sub` in place of the
- * instruction whose flags the closing branch reads (counter_takes()), no
- * member having a random branch (plan_random()), gets one copy: it then
- * runs the original's instructions and translated blocks exactly, with
- * no copies to dilute a counter's instructions in.  A closing one with random
- * branches gets the copies random_copies() says (@dis).  One that ends in a
- * return or indirect branch and has no random branch counts in that branch's
- * target (put_branch_count()), in one copy.  An x86-64 self-loop
+ * passes with `loop` or, in a free register, with a `sub` in place of
+ * the instruction whose flags the closing branch reads
+ * (counter_takes()), no member having a random branch (plan_random()),
+ * gets one copy: it then runs the original's instructions and translated
+ * blocks exactly, with no copies to dilute a counter's instructions in.
+ * A closing one with random branches gets the copies random_copies()
+ * says (@dis).  One that ends in a return or indirect branch and has no
+ * random branch counts in that branch's target (put_branch_count()), in
+ * one copy.  An x86-64 self-loop
  * (rd->loop) starts from one copy, unless it misses less than every
  * other execution (its walks spread over copies: put_walks()); an
  * AArch64 one, which has no `loop` to count its passes with, gets copies

@@ -33,8 +33,9 @@ static const char *const fixed_env[] = {
 #define PLUGIN_FD 1023
 
 /* @name (no slash) searched in the directories of the PATH-style list @dirs:
- * its absolute path, or NULL. */
-static char *find_in(const char *dirs, const char *name)
+ * its absolute path, symbolic links resolved, if @real, else the
+ * directory's entry as found; NULL if none. */
+static char *find_in(const char *dirs, const char *name, int real)
 {
 	char buf[PATH_MAX];
 
@@ -48,7 +49,7 @@ static char *find_in(const char *dirs, const char *name)
 			strcpy(buf + n + 1, name);
 			if (!stat(buf, &st) && S_ISREG(st.st_mode) &&
 			    !access(buf, X_OK))
-				return realpath(buf, NULL);
+				return real ? realpath(buf, NULL) : strdup(buf);
 		}
 		dirs += n;
 		if (*dirs == ':')
@@ -65,7 +66,16 @@ char *dbtp_find_in_path(const char *name)
 		return NULL;
 	if (strchr(name, '/'))
 		return access(name, X_OK) ? NULL : realpath(name, NULL);
-	return find_in(path ? path : fixed_env[0] + 5, name);
+	return find_in(path ? path : fixed_env[0] + 5, name, 1);
+}
+
+char *dbtp_which(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (!*name || strchr(name, '/'))
+		return NULL;
+	return find_in(path ? path : fixed_env[0] + 5, name, 0);
 }
 
 int dbtp_shebang_parse(const char *buf, size_t n, char interp[DBTP_SHEBANG_MAX],
@@ -212,7 +222,7 @@ int dbtp_resolve_program(const char *name, char *const envp[], char **program,
 			  !strpbrk(arg, "= \t");
 		if (via_env) {
 			next = strchr(arg, '/') ? realpath(arg, NULL)
-						: find_in(dirs, arg);
+						: find_in(dirs, arg, 1);
 			if (!next) {
 				dbtp_err_set(err, ENOENT,
 					     "%s: #!%s %s: %s not found in the "

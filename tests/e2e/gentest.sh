@@ -1698,6 +1698,14 @@ contains "validate text: the rounds' errors" "rounds' errors" \
 "$DBTPROF" gentest validate --runs 2 --config "a=sh -c 'echo a\$2 >>$T/order; exec \"\$@\"' x" \
 	--config "b=sh -c 'echo b\$2 >>$T/order; exec \"\$@\"' x" --original "true o" --generated "true g" >/dev/null
 eq "validate rounds" "ao ag bo bg ao ag bo bg" "$(paste -sd' ' "$T/order")"
+# a program named without a directory is found in PATH before the DBT
+# runs it (QEMU's user mode does not search PATH), by the name found,
+# symbolic links not followed: a DBT that runs only a path
+mkdir -p "$T/bin" && ln -sf "$(type -P true)" "$T/bin/mytrue"
+PATH="$T/bin:$PATH" "$DBTPROF" gentest validate --runs 1 \
+	--config "a=sh -c 'case \$1 in */*) echo \$1 >>$T/argv0; exec \"\$@\";; esac; exit 9' x" \
+	--original mytrue --generated "$T/bin/mytrue" >/dev/null
+eq "validate: the program found in PATH" "$T/bin/mytrue $T/bin/mytrue" "$(paste -sd' ' "$T/argv0")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
