@@ -1313,6 +1313,43 @@ static int x86_flag_setter(const char *op, const char *end)
 	return 0;
 }
 
+/* The one line after label .Lg<id>_<i>: of copy @id in @text when label
+ * .Lg<id>_<i + 1>: follows it: its start, *@end its newline; else NULL. */
+static char *line_at(char *text, uint32_t id, uint32_t i, char **end)
+{
+	char next[48], *at = after_label(text, id, i);
+
+	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
+	if (!at || !(*end = strchr(at, '\n')) ||
+	    strncmp(*end + 1, next, strlen(next)))
+		return NULL;
+	return at;
+}
+
+/*
+ * The instruction's text in line [@at, @end) if it works on registers
+ * alone: kept as it was, after its comment sign (x86-64 `#`, AArch64
+ * `//`; *@kept 1), or (x86-64) rewritten with r15 renamed (`cmp ebx,
+ * r14d`; *@kept 0); else NULL.
+ */
+static char *reg_insn(char *at, const char *end, int a64, int *kept)
+{
+	char *op;
+
+	*kept = !strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7);
+	if (*kept) {
+		if (!(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
+		    memchr(op, '[', (size_t)(end - op)) ||
+		    memchr(op, '(', (size_t)(end - op))) /* "(was ...)" */
+			return NULL;
+		return op + (a64 ? 3 : 2);
+	}
+	if (a64 || memchr(at, '[', (size_t)(end - at)) ||
+	    memchr(at, '#', (size_t)(end - at)))
+		return NULL;
+	return at + 1;
+}
+
 /*
  * The instruction before a conditional branch that ends rewritten copy
  * @id of an @n-instruction block, if it sets the flags the branch reads
@@ -1323,23 +1360,11 @@ static int x86_flag_setter(const char *op, const char *end)
 static int flags_before(char *body, uint32_t id, uint32_t n, char **at,
 			char **end)
 {
-	char label[48], *op;
+	char *op;
 	int kept;
 
-	if (n < 2 || !(*at = after_label(body, id, n - 2)) ||
-	    !(*end = strchr(*at, '\n')))
-		return 0;
-	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, n - 1);
-	if (strncmp(*end + 1, label, strlen(label)) ||
-	    memchr(*at, '[', (size_t)(*end - *at)) ||
-	    memchr(*at, '(', (size_t)(*end - *at))) /* "(was ...)" */
-		return 0;
-	kept = !strncmp(*at, "\t.byte ", 7);
-	op = memchr(*at, '#', (size_t)(*end - *at));
-	if (kept ? !op : op != NULL)
-		return 0;
-	op = kept ? op + 2 : *at + 1;
-	if (!x86_flag_setter(op, *end))
+	if (n < 2 || !(*at = line_at(body, id, n - 2, end)) ||
+	    !(op = reg_insn(*at, *end, 0, &kept)) || !x86_flag_setter(op, *end))
 		return 0;
 	return kept ? 1 : 2;
 }
@@ -2746,34 +2771,21 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 {
 	static const char *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	size_t ml = strlen(DBTP_GT_WALK_MARK);
-	char next[48], *at = after_label(*text, id, i), *end, *op, *c;
+	char *at, *nl, *end, *op, *c;
 	int kept, mark = 0, ok;
 
 	/* one line, then the branch's label with the branch after it */
-	snprintf(next, sizeof(next), ".Lg%u_%u:\n", id, i + 1);
-	if (!at || !(end = strchr(at, '\n')) ||
-	    strncmp(++end, next, strlen(next)) || !end[strlen(next)])
+	if (!(at = line_at(*text, id, i, &nl)) ||
+	    !nl[1 + strcspn(nl + 1, "\n") + 1])
 		return 0;
+	end = nl + 1;
 	/* the original encoding, with its text after the comment; or the
 	 * rewritten instruction, on registers or on the data area (marked
 	 * only if @marked) */
-	kept = !strncmp(at, a64 ? "\t.inst " : "\t.byte ", 7);
-	if (kept) {
-		if (!(op = memchr(at, a64 ? '/' : '#', (size_t)(end - at))) ||
-		    memchr(op, '[', (size_t)(end - op)) ||
-		    memchr(op, '(', (size_t)(end - op))) /* "(was ...)" */
+	if (!(op = reg_insn(at, end, a64, &kept))) {
+		if (kept || a64 ||
+		    !memmem(at, (size_t)(end - at), "[r15 + ", 7))
 			return 0;
-		op += a64 ? 3 : 2;
-	} else if (a64) {
-		return 0;
-	} else if (!memchr(at, '[', (size_t)(end - at))) {
-		/* registers only, r15 as data renamed (`cmp ebx, r14d`) */
-		if (memchr(at, '#', (size_t)(end - at)))
-			return 0;
-		op = at + 1;
-	} else if (!memmem(at, (size_t)(end - at), "[r15 + ", 7)) {
-		return 0;
-	} else {
 		c = memchr(at, '#', (size_t)(end - at));
 		mark = c && c - 1 + ml + 1 == end &&
 		       !strncmp(c - 1, DBTP_GT_WALK_MARK, ml);
