@@ -370,9 +370,11 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 		       fmt_u64((uint64_t)s->misses_orig, n2), s->walk_blocks);
 	if (dbtp_gt_model_mem(m))
 		printf("L2 misses at T=%g: %s of the profiles' %s, by walks "
-		       "over the far area in %u of those blocks\n",
+		       "over the far area in %u of those blocks (%u waiting "
+		       "for each other, as loads waited for loads)\n",
 		       naive ? 1 : tmax, fmt_u64((uint64_t)s->l2_walk, n1),
-		       fmt_u64((uint64_t)s->l2_orig, n2), s->far_blocks);
+		       fmt_u64((uint64_t)s->l2_orig, n2), s->far_blocks,
+		       s->far_chase);
 	if (dbtp_gt_model_mem(m))
 		printf("unaligned accesses at T=%g: %s of the profiles' %s, "
 		       "by operands moved off their alignment in %u blocks\n",
@@ -447,6 +449,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "l1_misses", (uint64_t)s->misses_orig);
 	json_u64(&j, "l1_misses_walked", (uint64_t)s->misses_walk);
 	json_u64(&j, "far_blocks", s->far_blocks);
+	json_u64(&j, "far_chase_blocks", s->far_chase);
 	json_u64(&j, "l2_misses", (uint64_t)s->l2_orig);
 	json_u64(&j, "l2_misses_walked", (uint64_t)s->l2_walk);
 	json_u64(&j, "unaligned_blocks", s->unaligned_blocks);

@@ -338,6 +338,9 @@ struct dbtp_gt_rw_stats {
 	uint64_t sp_undef, sp_def;
 	int jumps_out; /* ends with a jump: its last instruction was dropped */
 	uint32_t walkable; /* operands marked (dbtp_gt_rw_mark()) */
+	/* x86-64: memory operands whose address waits for a load, in the
+	 * block or, in a block that loops on itself, its pass before */
+	uint32_t chase;
 	/* x86-64: the indirect jump or call that ends it goes through
 	 * register ind_reg (its own or its memory operand's index), which
 	 * instruction ind_writer - 1 wrote all of last, by a move or
@@ -367,6 +370,7 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_SLOT_WALK 152	 /* the walk's line (emit.c, put_walks()) */
 #define DBTP_GT_SLOT_RESERVE 160 /* start of the buffer's reservation */
 #define DBTP_GT_SLOT_FAR 168	 /* the far walk's line (emit.c) */
+#define DBTP_GT_SLOT_CHASE 176	 /* the far chain's line (emit.c) */
 #define DBTP_GT_SLOT_FXSAVE 512	 /* a valid FXSAVE image, 512 bytes */
 #define DBTP_GT_DATA 4096	 /* data area where operands land */
 #define DBTP_GT_DATA_SIZE 32768	 /* offsets taken modulo this */
@@ -617,6 +621,10 @@ struct dbtp_gt_summary {
 	uint32_t far_blocks;
 	double *far;
 	double l2_orig, l2_walk;
+	/* of the far functions' blocks, those of functions whose misses
+	 * waited for loads before them (struct dbtp_gt_rw_stats' chase):
+	 * their far walks wait for each other */
+	uint32_t far_chase;
 	/* the same for unaligned accesses (@unaligned of struct
 	 * dbtp_gt_emit_opts): blocks with operands moved off their
 	 * alignment, per model block such operands an execution, and the

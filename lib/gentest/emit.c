@@ -257,13 +257,26 @@ static const char driver[] =
     "\t\tvolatile unsigned char *u = malloc(1);\n"
     "\t\tunsigned char *f = b + GT_FAR;\n"
     "\n"
-    "\t\tif (!u || mprotect(f, GT_FAR_BYTES, PROT_READ | PROT_WRITE)) {\n"
+    "\t\tif (!u || mprotect(f, GT_FAR_ALL, PROT_READ | PROT_WRITE)) {\n"
     "\t\t\tfputs(\"out of memory\\n\", stderr);\n"
     "\t\t\texit(1);\n"
     "\t\t}\n"
-    "\t\tfor (uint32_t c = 0; c < GT_FAR_BYTES; c += 4096)\n"
+    "\t\tfor (uint32_t c = 0; c < GT_FAR_ALL; c += 4096)\n"
     "\t\t\tf[c + 63] = c % 65536 ? 0 : *u;\n"
     "\t\tfree((void *)u);\n"
+    "#if GT_FAR_CHAIN\n"
+    "\t\t/* for the functions whose misses waited for each other: the\n"
+    "\t\t * lines in one cycle, each holding the next one's offset at\n"
+    "\t\t * GT_WALK_NEXT (i -> 40501 i + 12345 modulo their number, a\n"
+    "\t\t * power of two: one cycle through all; emit.c) */\n"
+    "\t\tfor (uint32_t i = 0; i < GT_FAR_LINES; i++) {\n"
+    "\t\t\tuint32_t nx = 64u * ((40501u * i + 12345u) &\n"
+    "\t\t\t\t\t  (GT_FAR_LINES - 1));\n"
+    "\n"
+    "\t\t\tmemcpy(f + GT_FAR_BYTES + 64u * i + GT_WALK_NEXT - GT_WALK,\n"
+    "\t\t\t       &nx, 4);\n"
+    "\t\t}\n"
+    "#endif\n"
     "\t}\n"
     "#else\n"
     "\t(void)far;\n"
@@ -719,7 +732,7 @@ struct rewritten {
 	/* L1 misses an execution to reproduce with walking operands
 	 * (put_walks()), or 0 */
 	double walk;
-	int far; /* a head whose function walks far (plan_far()) */
+	int far; /* a head whose function walks far (plan_far()), 2: chained */
 	/* chains (plan_chains()): in block P's row the block X it runs
 	 * before a copy of X, in X's row P; else UINT32_MAX */
 	uint32_t chain_to, chain_from;
@@ -766,7 +779,7 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				continue;
 			n = seq_rest(seq_next, b);
 			fprintf(f, "\t{gt_b%u, %u, %d, %d, %.17g, %.17g, ", b,
-				slot_of[b], blk(m, b)->loader, rd[b].far,
+				slot_of[b], blk(m, b)->loader, rd[b].far != 0,
 				g[i].hot[k].theta - sub[2 * b],
 				g[i].hot[k].delta - sub[2 * b + 1]);
 			if (n)
@@ -879,23 +892,30 @@ _Static_assert(DBTP_GT_WALK_STREAM >= 65536 + 128,
  * L2 misses.  The functions whose members' misses missed the L2 as well
  * (plan_far()) walk over the far area instead: W steps a pass by
  * DBTP_GT_FAR_STEP bytes (4,099 lines, odd: round all 131,072 lines of
- * DBTP_GT_FAR_SIZE, 8 MiB, before a line comes back; its place kept in
- * the far slot), so that a line was last touched 131,072 far passes
- * before and misses an L2 of 1 MiB (the model's) or 2 MiB, and its shadow
- * bits in memcheck, a quarter of its size, miss too.  No line holds the
- * next one: the misses do not wait for each other (a chain, tried first,
- * made each wait for the memory, xz's program 0.24 s longer natively and
- * every configuration's ratio closer to 1), and a stride of 256 KiB is
- * not one a prefetcher follows.  The original's misses were in its heap,
- * whose every 64 KiB memcheck keeps a map of shadow bits of its own for
+ * DBTP_GT_FAR_SIZE, 8 MiB, before a line comes back; its place kept in the
+ * far slot), so that a line was last touched 131,072 far passes before and
+ * misses an L2 of 1 MiB (the model's) or 2 MiB, and its shadow bits in
+ * memcheck, a quarter of its size, miss too.  No line holds the next one:
+ * these misses do not wait for each other, and a stride of 256 KiB is not
+ * one a prefetcher follows.  A function whose misses waited for loads
+ * before them, as a pointer chase's do (at least half of its L2 misses in
+ * members with a memory operand whose address a load gave: struct
+ * dbtp_gt_rw_stats' chase), walks a chain instead (far_chain): the lines
+ * of an area of its own, past the far area, that the driver links in one
+ * cycle (line i to 40501 i + 12345 modulo their number, which no
+ * prefetcher follows and which crosses pages at random), W's next line
+ * read from the line, so that each miss waits for the one before (xz's
+ * full input: the original runs 6.1 s natively, its program without chains
+ * 3.2; bench/RESULTS.md).  The original's misses were in its heap, whose
+ * every 64 KiB memcheck keeps a map of shadow bits of its own for
  * (malloc'ed, undefined, then written): the driver leaves an undefined
  * byte at the end of each 64 KiB's first line, where no operand reaches
- * (an operand stays below DBTP_GT_WALK_NEXT), for the same maps.  The
- * area holds zeros, written to once a page and not filled (filling 12
- * MiB in each of pigz's nine threads cost its program 0.3 s under plain
- * QEMU, 0.7 s with nochain): no walking operand is a divisor (the
- * rewriter gives every division its own) or a branch target.  Streams
- * are 129 lines apart, each on another page.
+ * (an operand stays below DBTP_GT_WALK_NEXT), for the same maps.  The area
+ * holds zeros, written to once a page and not filled (filling 12 MiB in
+ * each of pigz's nine threads cost its program 0.3 s under plain QEMU, 0.7
+ * s with nochain): no walking operand is a divisor (the rewriter gives
+ * every division its own) or a branch target.  Streams are 129 lines
+ * apart, each on another page.
  */
 #define DBTP_GT_FAR_SIZE (8 << 20)
 #define DBTP_GT_FAR_STEP (4099 * 64)
@@ -926,6 +946,9 @@ static const struct walk_area near_area = {
 static const struct walk_area far_area = {DBTP_GT_FAR, DBTP_GT_FAR_SIZE - 64,
 					  DBTP_GT_SLOT_FAR, DBTP_GT_FAR_STREAM,
 					  DBTP_GT_FAR_STEP};
+static const struct walk_area far_chain = {
+    DBTP_GT_FAR + DBTP_GT_FAR_BYTES, DBTP_GT_FAR_SIZE - 64, DBTP_GT_SLOT_CHASE,
+    DBTP_GT_FAR_STREAM, 0};
 
 /* The general-purpose registers a function may count passes or index
  * tables in, in the order they are taken: number, 64-, 8- and 32-bit
@@ -3472,7 +3495,7 @@ static double row_count(const dbtp_gt_model *m, const struct rewritten *rd,
  * misses (plan_far()). */
 struct far_cand {
 	uint32_t b;
-	double l1, l2;
+	double l1, l2, chase; /* chase: l2's in members whose loads wait */
 };
 
 static int by_l2_share(const void *x, const void *y)
@@ -3570,7 +3593,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 	if (!c)
 		return -1;
 	for (uint32_t b = 0; b < nb; b++) {
-		struct far_cand f = {b, 0, 0};
+		struct far_cand f = {b, 0, 0, 0};
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
@@ -3581,6 +3604,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 
 			f.l1 += cnt * x;
 			f.l2 += cnt * (y < x ? y : x);
+			f.chase += stat[k].chase ? cnt * (y < x ? y : x) : 0;
 		}
 		want += f.l2;
 		if (f.l2 > 0)
@@ -3590,7 +3614,7 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 	while (nfar < n && got + c[nfar].l1 / 2 <= want)
 		got += c[nfar++].l1;
 	for (uint32_t i = 0; i < nfar; i++)
-		rd[c[i].b].far = 1;
+		rd[c[i].b].far = 2 * c[i].chase >= c[i].l2 ? 2 : 1;
 	far_by_group(m, rd, seq_head, stat);
 	free(c);
 	return 0;
@@ -3640,7 +3664,8 @@ static int put_walks(const dbtp_gt_model *m, const struct rewritten *rd,
 		}
 		before += x;
 		sum->walks[k] = (double)done / u;
-		sum->far[k] = wa == &far_area ? sum->walks[k] : 0;
+		sum->far[k] = wa != &near_area ? sum->walks[k] : 0;
+		sum->far_chase += wa == &far_chain && done > 0;
 		all += done;
 	}
 	return all;
@@ -4348,8 +4373,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_DATA_FILL 0x%x\n"
 		"#define GT_RESERVE_BUF (8 << 20)\n"
 		"#define GT_RESERVE (GT_RESERVE_BUF + GT_FAR_WALKS * "
-		"GT_FAR_BYTES)\n"
+		"GT_FAR_ALL)\n"
+		"#define GT_FAR_ALL (GT_FAR_BYTES * (1 + GT_FAR_CHAIN))\n"
 		"#define GT_FAR %d\n#define GT_FAR_BYTES %d\n"
+		"#define GT_FAR_LINES %d\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
 		"#define GT_RANDOM %d\n"
 		"#define GT_WALKS %d\n#define GT_WALK %d\n"
@@ -4360,9 +4387,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_ZERO, DBTP_GT_SLOT_FXSAVE, DBTP_GT_SLOT_WALK,
 		DBTP_GT_SLOT_CURSOR, DBTP_GT_SLOT_RESERVE, DBTP_GT_DATA,
 		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
-		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_BYTES, DBTP_GT_RAND,
-		DBTP_GT_RAND_SIZE, rnd_on, walk_on, DBTP_GT_WALK,
-		DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64, DBTP_GT_A64_CHUNK);
+		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_BYTES,
+		DBTP_GT_FAR_SIZE / 64, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
+		walk_on, DBTP_GT_WALK, DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64,
+		DBTP_GT_A64_CHUNK);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");
@@ -4460,7 +4488,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wg = walk_reg(rd, seq_next, b, st.regs);
 			if (!a64 && !wg)
 				ws = spill_gpr(st.regs, NULL, 0);
-			wa = rd[b].far ? &far_area : &near_area;
+			wa = rd[b].far == 2 ? &far_chain
+			     : rd[b].far    ? &far_area
+					    : &near_area;
 			walks = put_walks(m, rd, seq_next, b, body,
 					  wg ? wg->name[0] : NULL, fa.wreg,
 					  ws ? st.regs : 0, wa, sum->stat, sum);
@@ -4590,8 +4620,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, rd, sum->emitted, slot_of, seq_head,
 			  seq_next, chunk, sub);
-	fprintf(f, "#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n", njt,
-		sum->far_blocks > 0);
+	fprintf(f,
+		"#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n"
+		"#define GT_FAR_CHAIN %d\n",
+		njt, sum->far_blocks > 0, sum->far_chase > 0);
 	fputs(driver, f);
 	/* Dynamic coverage at the largest profiled thread parameter. */
 	for (uint32_t i = 0; i < ng; i++) {

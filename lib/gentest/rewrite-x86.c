@@ -107,6 +107,60 @@ static int gpr_of(csh cs, unsigned r)
 }
 
 /*
+ * Loads the block's memory operands wait for (struct dbtp_gt_rw_stats'
+ * chase): the registers whose values came from memory, in the block or
+ * through arithmetic on such values (loaded); the registers the block
+ * wrote so far (written), and those its operands address through before
+ * it writes them (live_in), for a block that loops on itself (self).
+ */
+struct chase {
+	uint32_t loaded, written, live_in;
+	int self;
+};
+
+/* Instruction @in (registers read @rr, written @ww) in @c: counts in @st
+ * a memory operand whose address waits for a load. */
+static void note_chase(struct chase *c, csh cs, const cs_insn *in,
+		       const cs_regs rr, uint8_t nr, const cs_regs ww,
+		       uint8_t nw, struct dbtp_gt_rw_stats *st)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint32_t rd = 0, wr = 0, addr = 0;
+	int load = in->id == X86_INS_POP, g;
+
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type != X86_OP_MEM || in->id == X86_INS_LEA)
+			continue;
+		if ((g = gpr_of(cs, o->mem.base)) >= 0 && g != 4)
+			addr |= 1u << g;
+		if ((g = gpr_of(cs, o->mem.index)) >= 0)
+			addr |= 1u << g;
+		load |= (o->access & CS_AC_READ) != 0;
+	}
+	for (uint8_t i = 0; i < nr; i++)
+		if ((g = gpr_of(cs, rr[i])) >= 0)
+			rd |= 1u << g;
+	for (uint8_t i = 0; i < nw; i++)
+		if ((g = gpr_of(cs, ww[i])) >= 0)
+			wr |= 1u << g;
+	/* xor or sub of a register with itself depends on nothing */
+	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) &&
+	    x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_REG &&
+	    x->operands[0].reg == x->operands[1].reg)
+		rd = 0;
+	st->chase += (addr & c->loaded) != 0;
+	c->live_in |= addr & ~c->written;
+	if (load || (rd & c->loaded))
+		c->loaded |= wr;
+	else
+		c->loaded &= ~wr;
+	c->written |= wr;
+}
+
+/*
  * Instruction @in (of registers written @ww, @nw) writes all of
  * general-purpose register @g (its 64- or 32-bit name, first operand) and
  * nothing else but the flags, by a move or arithmetic that a load of a
@@ -628,6 +682,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 	char ops[512];
 
 	struct last_writes lw = {{0}, {0}, {0}};
+	struct chase ch = {0, 0, 0, 0};
 
 	memset(st, 0, sizeof(*st));
 	st->sp_exact = 1;
@@ -705,8 +760,11 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 						X86_REG_CH, X86_REG_DH);
 			}
 			note_access(&lw, rw->cs, in, rr, nr, ww, nw, k, st);
+			note_chase(&ch, rw->cs, in, rr, nr, ww, nw, st);
 		} else {
 			memset(lw.whole, 0, sizeof(lw.whole));
+			ch.loaded = 0;
+			ch.written = 0xffff;
 			st->regs = 0xffff; /* unknown: all */
 			st->moves_sp = 1;
 			st->sp_bound = UINT32_MAX;
@@ -744,6 +802,8 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 				emit_bytes(f, in);
 			} else if (x->op_count == 1 &&
 				   x->operands[0].type == X86_OP_IMM) {
+				ch.self |=
+				    (uint64_t)x->operands[0].imm == vaddr;
 				fprintf(f, "\t%s .Lg%u_%u\n", mn, id, k + 1);
 			} else {
 				fprintf(slots, ".Lgs%u_%u: .quad .Lg%u_%u\n",
@@ -993,6 +1053,8 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 		st->helpers++;
 		st->jumps_out = 1;
 	}
+	/* a loop on itself: the pass before loaded them */
+	st->chase += ch.self && (ch.live_in & ch.loaded);
 	fprintf(f, ".Lg%u_%u:\n", id, ninsns);
 	return 0;
 }

@@ -1072,6 +1072,45 @@ far_made() {
 }
 eq "far area: made by a thread that walks it, not by one that does not" \
 	"1 1 0" "$(grep -c "^	{gt_b$k, [0-9]*, [0-9]*, 1, " "$T/l1f.c") $(far_made "$k") $(far_made "$other")"
+# A pointer chase: a loop linking 70,000 lines of 4.48 MB (each store's
+# address stepped, as the loop above reads) and one that follows 60,000
+# of the links (each load's address the load before's value). Both
+# miss the L1 and the L2 every time and walk far; the chase's walks
+# wait for each other as its loads did: W's next line is read from the
+# line (which the driver links in one cycle), where the linking loop's
+# steps.
+cat >"$T/l1c.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + l1buf]\n"
+	"\tmov rdi, rsi\n\tmov ebx, 70000\n.Li:\n\tlea rax, [rdi + 64]\n"
+	"\tmov qword ptr [rdi], rax\n\tmov rdi, rax\n\tsub ebx, 1\n\tjnz .Li\n"
+	"\tmov ebx, 60000\n.Lc:\n\tmov rsi, qword ptr [rsi]\n\tsub ebx, 1\n"
+	"\tjnz .Lc\n\txor eax, eax\n\tpop rbx\n\tret\n"
+	"\t.bss\n\t.p2align 6\nl1buf:\n\t.zero 4480064\n\t.text\n");
+EOF2
+mem_guest l1c "$T/l1c.c"
+j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l1c.trace")
+eq "chase: both loops walk far, one block's walks wait" \
+	"69999 59999 true true 1" \
+	"$(hot "$j" 'select(.l2_misses > 50000) | .executions') $(hot "$j" 'select(.l2_misses > 50000) | .far') $(jq .far_chase_blocks <<<"$j")"
+kc=$(block_of "$T/l1c.plan" 59999)
+ks=$(block_of "$T/l1c.plan" 69999)
+# how a function's walk goes to its next line: read from the line (of
+# the chain's area, past the far area), or stepped
+tail_of() {
+	awk -v f="gt_b$1:" -v at="$(awk '/^#define GT_FAR / { a = $3 }
+		/^#define GT_FAR_BYTES / { b = $3 } END { print a + b + 60 }' "$T/l1c.c")" '
+		$0 ~ "^\t\"" f { on = 1 } on && /\.size/ { exit }
+		on && index($0, "dword ptr [r15 + ") && index($0, " + " at "]") { print "read"; exit }
+		on && /add [a-z0-9]+, 262336/ { print "stepped"; exit }' "$T/l1c.c"
+}
+eq "chase: its walk reads the next line, the linking loop's steps" \
+	"read stepped" "$(tail_of "$kc") $(tail_of "$ks")"
+eq "chase: the driver links the far lines" "#define GT_FAR_CHAIN 1" \
+	"$(grep '^#define GT_FAR_CHAIN' "$T/l1c.c")"
+for lv in l1 l2; do
+	gen_misses l1c "$kc" 59399 60599 \
+		"$lv misses of a chained far walk (the original's 59999)" "${lv}_misses"
+done
 # Since each thread that walks far makes its own area, the minimum
 # counts those threads: 80,000 L2 misses (lines read once) walk far when
 # one worker has them all (65,536 a thread), near when four workers

@@ -1473,6 +1473,66 @@ static void test_fp_exact(void)
 	dbtp_gt_rw_close(rw);
 }
 
+/* The rewriter counts the memory operands whose address waits for a load
+ * (struct dbtp_gt_rw_stats' chase): through arithmetic, not after the
+ * register is written anew, and in a loop on itself from the pass
+ * before. */
+static void test_chase(void)
+{
+	static const struct {
+		uint8_t bytes[16], n, sizes[3];
+		uint32_t chase;
+	} t[] = {
+	    /* mov rax, [rdi]; mov rdx, [rax] */
+	    {{0x48, 0x8b, 0x07, 0x48, 0x8b, 0x10}, 2, {3, 3}, 1},
+	    /* mov rax, [rdi]; lea rdx, [rax + 8]; mov ecx, [rdx] */
+	    {{0x48, 0x8b, 0x07, 0x48, 0x8d, 0x50, 0x08, 0x8b, 0x0a},
+	     3,
+	     {3, 4, 2},
+	     1},
+	    /* mov rax, [rdi]; mov eax, 5; mov ecx, [rax] */
+	    {{0x48, 0x8b, 0x07, 0xb8, 0x05, 0, 0, 0, 0x8b, 0x08},
+	     3,
+	     {3, 5, 2},
+	     0},
+	    /* mov rax, [rdi]; xor eax, eax; mov ecx, [rax] */
+	    {{0x48, 0x8b, 0x07, 0x31, 0xc0, 0x8b, 0x08}, 3, {3, 2, 2}, 0},
+	    /* mov rcx, [rsi + 8]; add rsi, 64; mov rdx, [rsi] */
+	    {{0x48, 0x8b, 0x4e, 0x08, 0x48, 0x83, 0xc6, 0x40, 0x48, 0x8b, 0x16},
+	     3,
+	     {4, 4, 3},
+	     0},
+	    /* pop rbx; mov rax, [rbx] */
+	    {{0x5b, 0x48, 0x8b, 0x03}, 2, {1, 3}, 1},
+	    /* mov rax, [rsp + 8]; mov rdx, [rax] */
+	    {{0x48, 0x8b, 0x44, 0x24, 0x08, 0x48, 0x8b, 0x10}, 2, {5, 3}, 1},
+	    /* .L: mov rsi, [rsi]; sub ebx, 1; jne .L (a loop on itself) */
+	    {{0x48, 0x8b, 0x36, 0x83, 0xeb, 0x01, 0x75, 0xf8}, 3, {3, 3, 2}, 1},
+	    /* the same, jne elsewhere */
+	    {{0x48, 0x8b, 0x36, 0x83, 0xeb, 0x01, 0x75, 0x10}, 3, {3, 3, 2}, 0},
+	};
+	dbtp_gt_rw *rw = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_gt_rw_open(&rw, DBTP_ARCH_X86_64, &err));
+	for (size_t i = 0; rw && i < sizeof(t) / sizeof(*t); i++) {
+		struct dbtp_gt_rw_stats st;
+		FILE *tf = fopen("/dev/null", "w"),
+		     *sf = fopen("/dev/null", "w");
+		uint32_t nbytes = 0;
+
+		for (int k = 0; k < t[i].n; k++)
+			nbytes += t[i].sizes[k];
+		CHECK(!dbtp_gt_rw_block(rw, 3, t[i].bytes, nbytes, t[i].n,
+					t[i].sizes, 0x401000, tf, sf, &st,
+					&err));
+		fclose(tf);
+		fclose(sf);
+		CHECK_EQ(st.chase, t[i].chase);
+	}
+	dbtp_gt_rw_close(rw);
+}
+
 static void test_loader(void)
 {
 	CHECK(dbtp_gt_is_loader("/lib64/ld-linux-x86-64.so.2"));
@@ -1557,6 +1617,7 @@ int main(void)
 	test_loader();
 	test_reads();
 	test_fp_exact();
+	test_chase();
 	test_vstats();
 	snprintf(cmd, sizeof(cmd), "%s %s",
 		 getenv("GT_KEEP") ? "true" : "rm -rf", dir);
