@@ -710,6 +710,8 @@ static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 	return n;
 }
 
+struct walk_area; /* where a function walks (below) */
+
 /* A block's rewritten copies, before they are written out. */
 struct rewritten {
 	char *body[DBTP_GT_MAX_UNROLL], *slots;
@@ -732,7 +734,9 @@ struct rewritten {
 	/* L1 misses an execution to reproduce with walking operands
 	 * (put_walks()), or 0 */
 	double walk;
-	int far; /* a head whose function walks far (plan_far()), 2: chained */
+	/* a head whose function walks far (plan_far()): the far area or
+	 * the chain's, else NULL */
+	const struct walk_area *far;
 	/* chains (plan_chains()): in block P's row the block X it runs
 	 * before a copy of X, in X's row P; else UINT32_MAX */
 	uint32_t chain_to, chain_from;
@@ -779,7 +783,8 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				continue;
 			n = seq_rest(seq_next, b);
 			fprintf(f, "\t{gt_b%u, %u, %d, %d, %.17g, %.17g, ", b,
-				slot_of[b], blk(m, b)->loader, rd[b].far != 0,
+				slot_of[b], blk(m, b)->loader,
+				rd[b].far != NULL,
 				g[i].hot[k].theta - sub[2 * b],
 				g[i].hot[k].delta - sub[2 * b + 1]);
 			if (n)
@@ -3566,7 +3571,8 @@ static void far_by_group(const dbtp_gt_model *m, struct rewritten *rd,
 			if (!any || w >= DBTP_GT_FAR_MIN * threads)
 				continue;
 			for (uint32_t k = 0; k < g->nhot; k++)
-				rd[head_of(seq_head, g->hot[k].block)].far = 0;
+				rd[head_of(seq_head, g->hot[k].block)].far =
+				    NULL;
 			changed = 1;
 		}
 	}
@@ -3614,7 +3620,8 @@ static int plan_far(const dbtp_gt_model *m, struct rewritten *rd,
 	while (nfar < n && got + c[nfar].l1 / 2 <= want)
 		got += c[nfar++].l1;
 	for (uint32_t i = 0; i < nfar; i++)
-		rd[c[i].b].far = 2 * c[i].chase >= c[i].l2 ? 2 : 1;
+		rd[c[i].b].far =
+		    2 * c[i].chase >= c[i].l2 ? &far_chain : &far_area;
 	far_by_group(m, rd, seq_head, stat);
 	free(c);
 	return 0;
@@ -4488,16 +4495,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				wg = walk_reg(rd, seq_next, b, st.regs);
 			if (!a64 && !wg)
 				ws = spill_gpr(st.regs, NULL, 0);
-			wa = rd[b].far == 2 ? &far_chain
-			     : rd[b].far    ? &far_area
-					    : &near_area;
+			wa = rd[b].far ? rd[b].far : &near_area;
 			walks = put_walks(m, rd, seq_next, b, body,
 					  wg ? wg->name[0] : NULL, fa.wreg,
 					  ws ? st.regs : 0, wa, sum->stat, sum);
 			if (walks <= 0) {
 				wg = ws = NULL;
 				fa.wreg = -1;
-				rd[b].far = 0;
+				rd[b].far = NULL;
 			}
 		}
 		for (unsigned j = 0; (walk_on || unal_on) && j < r->u; j++)

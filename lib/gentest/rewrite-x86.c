@@ -118,14 +118,14 @@ struct chase {
 	int self;
 };
 
-/* Instruction @in (registers read @rr, written @ww) in @c: counts in @st
- * a memory operand whose address waits for a load. */
-static void note_chase(struct chase *c, csh cs, const cs_insn *in,
-		       const cs_regs rr, uint8_t nr, const cs_regs ww,
-		       uint8_t nw, struct dbtp_gt_rw_stats *st)
+/* Instruction @in (general-purpose registers read @rd, written @wr, bit
+ * g for register g) in @c: counts in @st a memory operand whose address
+ * waits for a load. */
+static void note_chase(struct chase *c, csh cs, const cs_insn *in, uint32_t rd,
+		       uint32_t wr, struct dbtp_gt_rw_stats *st)
 {
 	const cs_x86 *x = &in->detail->x86;
-	uint32_t rd = 0, wr = 0, addr = 0;
+	uint32_t addr = 0;
 	int load = in->id == X86_INS_POP, g;
 
 	for (int i = 0; i < x->op_count; i++) {
@@ -139,12 +139,6 @@ static void note_chase(struct chase *c, csh cs, const cs_insn *in,
 			addr |= 1u << g;
 		load |= (o->access & CS_AC_READ) != 0;
 	}
-	for (uint8_t i = 0; i < nr; i++)
-		if ((g = gpr_of(cs, rr[i])) >= 0)
-			rd |= 1u << g;
-	for (uint8_t i = 0; i < nw; i++)
-		if ((g = gpr_of(cs, ww[i])) >= 0)
-			wr |= 1u << g;
 	/* xor or sub of a register with itself depends on nothing */
 	if ((in->id == X86_INS_XOR || in->id == X86_INS_SUB) &&
 	    x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
@@ -739,15 +733,18 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 			}
 		}
 		if (!cs_regs_access(rw->cs, in, rr, &nr, ww, &nw)) {
+			uint32_t rd = 0, wr = 0; /* as named, r15 too */
+
 			for (int i = 0; i < nr + nw; i++) {
 				int g =
 				    gpr_of(rw->cs, i < nr ? rr[i] : ww[i - nr]);
 
-				if (g == 15) /* renamed */
-					g = 14;
 				if (g >= 0)
-					st->regs |= 1u << g;
+					*(i < nr ? &rd : &wr) |= 1u << g;
 			}
+			/* r15 is renamed r14 */
+			st->regs |= (rd | wr) & 0x7fff;
+			st->regs |= (rd | wr) >> 15 << 14;
 			for (int i = 0; i < nr; i++) {
 				r15 |= is_r15(rr[i]);
 				high8 |= is_reg(rr[i], X86_REG_AH, X86_REG_BH,
@@ -760,7 +757,7 @@ int dbtp_gt_rw_x86(dbtp_gt_rw *rw, uint32_t id, const uint8_t *code,
 						X86_REG_CH, X86_REG_DH);
 			}
 			note_access(&lw, rw->cs, in, rr, nr, ww, nw, k, st);
-			note_chase(&ch, rw->cs, in, rr, nr, ww, nw, st);
+			note_chase(&ch, rw->cs, in, rd, wr, st);
 		} else {
 			memset(lw.whole, 0, sizeof(lw.whole));
 			ch.loaded = 0;
