@@ -309,6 +309,21 @@ static void print_point(double at, double t)
 		printf("%+.3g*T", t);
 }
 
+/* The share of the emitted blocks' executions in the profiles that missed
+ * their threads' jump caches (struct dbtp_gt_block's cold). */
+static double cold_share(const dbtp_gt_model *m,
+			 const struct dbtp_gt_summary *s)
+{
+	double n = 0, cold = 0;
+
+	for (uint32_t b = 0; b < dbtp_gt_model_nblocks(m); b++)
+		if (s->emitted[b]) {
+			n += (double)dbtp_gt_model_block(m, b)->count;
+			cold += (double)dbtp_gt_model_block(m, b)->cold;
+		}
+	return n ? cold / n : 0;
+}
+
 static void print_text(const dbtp_gt_model *m, char **paths,
 		       const struct dbtp_gt_summary *s, const char *out,
 		       int naive)
@@ -354,6 +369,10 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	printf("chains (a jump or call, then a copy of its target): %u, "
 	       "%.2f%% of block executions\n",
 	       s->chains, s->execs ? 100 * s->execs_chained / s->execs : 0);
+	printf("jump cache (each thread's, as QEMU's, every execution "
+	       "looked up): %.2f%% of the profiles' block executions "
+	       "missed\n",
+	       100 * cold_share(m, s));
 	printf("floating-point instructions at T=%g: %s%s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->dyn_fp, n1),
 	       s->fp_exact ? ", each after a reset of the status flags" : "");
@@ -440,6 +459,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "cross_page_blocks", s->cross_page);
 	json_u64(&j, "chains", s->chains);
 	json_u64(&j, "chained_executions", (uint64_t)s->execs_chained);
+	json_double(&j, "jump_cache_missed", cold_share(m, s));
 	json_u64(&j, "block_executions", (uint64_t)s->execs);
 	json_u64(&j, "fp_instructions", (uint64_t)s->dyn_fp);
 	json_bool(&j, "fp_exact", s->fp_exact);
@@ -508,6 +528,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 			 dbtp_gt_model_block(m, b)->mispredicted);
 		json_bool(&j, "random", s->random[b]);
 		json_u64(&j, "crossed", dbtp_gt_model_block(m, b)->crossed);
+		json_u64(&j, "cold", dbtp_gt_model_block(m, b)->cold);
 		json_bool(&j, "crosses", s->crossing[b]);
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);
 		json_u64(&j, "l2_misses", dbtp_gt_model_block(m, b)->l2_misses);

@@ -94,6 +94,13 @@ struct dbtp_gt_block {
 	 * (DBTP_GT_PAGE_BITS), over the profiles: QEMU chains a translated
 	 * block only to one on its own page and looks the others up */
 	uint64_t crossed;
+	/* executions whose address was not in its thread's jump cache as
+	 * QEMU's linux-user keeps one per vCPU (DBTP_GT_JC_BITS entries,
+	 * indexed by (pc ^ pc >> DBTP_GT_JC_BITS), the last block looked up
+	 * in each), simulated at every execution as under `-d nochain`, over
+	 * the profiles: how cold the DBT found the block when it came back
+	 * to it */
+	uint64_t cold;
 	/* memory accesses that missed the L1 data cache, over the mem-mode
 	 * profiles (or their tallies in blocks-mode ones with the plugin's
 	 * cache tallies): each thread's accesses through its own 32 KiB, 8-way
@@ -109,6 +116,10 @@ struct dbtp_gt_block {
 /** Page size, as bits, by which QEMU decides whether it may chain two
  * translated blocks directly (its linux-user page, x86-64 and AArch64). */
 #define DBTP_GT_PAGE_BITS 12
+
+/** Bits of the jump cache's index (struct dbtp_gt_block's cold): QEMU's
+ * TB_JMP_CACHE_BITS. */
+#define DBTP_GT_JC_BITS 12
 
 /** Distinct targets counted per indirect branch (struct dbtp_gt_block). */
 #define DBTP_GT_TARGETS 16

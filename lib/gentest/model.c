@@ -33,6 +33,8 @@ struct pthread_rec {
 	double *w;     /* their shares of the thread's instructions */
 	uint32_t nsig;
 	bpred *bp;	/* while the profile is read */
+	uint64_t *jc;	/* its jump cache (struct dbtp_gt_block's cold),
+			   while the profile is read */
 	dbtp_cache *l1; /* mem-mode profiles, while read */
 };
 
@@ -194,6 +196,8 @@ static void free_reading(struct profile *p)
 	for (uint32_t i = 0; i < p->nth; i++) {
 		bpred_free(p->th[i].bp);
 		p->th[i].bp = NULL;
+		free(p->th[i].jc);
+		p->th[i].jc = NULL;
 		dbtp_cache_free(p->th[i].l1);
 		p->th[i].l1 = NULL;
 		free(p->th[i].dense);
@@ -301,6 +305,25 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 	    next >> DBTP_GT_PAGE_BITS != b->vaddr >> DBTP_GT_PAGE_BITS)
 		b->crossed++;
 	return b->br == DBTP_BR_IND || b->br_ind ? count_target(b, next) : 0;
+}
+
+/* Look model block @k at @pc up in thread @tr's jump cache: a miss counts
+ * it cold and takes the entry.  -1 out of memory. */
+static int jc_lookup(dbtp_gt_model *m, struct pthread_rec *tr, uint32_t k,
+		     uint64_t pc)
+{
+	uint64_t *e;
+
+	if (!tr->jc &&
+	    !(tr->jc = calloc((size_t)1 << DBTP_GT_JC_BITS, sizeof(*tr->jc))))
+		return -1;
+	e = &tr->jc[(pc ^ pc >> DBTP_GT_JC_BITS) &
+		    ((1u << DBTP_GT_JC_BITS) - 1)];
+	if (*e != pc + 1) {
+		*e = pc + 1;
+		m->blk[k].cold++;
+	}
+	return 0;
 }
 
 /* Whether system call @nr of @arch reads into memory: read, pread64,
@@ -458,6 +481,7 @@ int dbtp_gt_model_add(dbtp_gt_model *m, dbtp_trace *t, const char *name,
 				goto nomem;
 			tr = &p->th[ev.thread];
 			if (predict(m, p, tr, tr->last, b->vaddr) ||
+			    jc_lookup(m, tr, (uint32_t)(k - 1), b->vaddr) ||
 			    count_exec(tr, (uint32_t)(k - 1), m->nblk, &dense))
 				goto nomem;
 			m->blk[k - 1].count++;
@@ -576,6 +600,7 @@ static int64_t merge_block(dbtp_gt_model *m, struct dbtp_gt_block *b)
 		nb->read += b->read;
 		nb->mispredicted += b->mispredicted;
 		nb->crossed += b->crossed;
+		nb->cold += b->cold;
 		nb->l1_misses += b->l1_misses;
 		nb->l2_misses += b->l2_misses;
 		nb->unaligned += b->unaligned;

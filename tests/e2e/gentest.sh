@@ -301,6 +301,10 @@ eq "threads parents" "-1 0 0" "$(jq -r '[.groups[].parent] | join(" ")' <<<"$j")
 eq "threads created at (x 1000)" "167 500" "$(jq -r '[.groups[1:][] | .create_at * 1000 | round] | sort | join(" ")' <<<"$j")"
 # (one profile: points that do not move with T)
 eq "threads points' slopes" "0 0 0 0" "$(jq -r '[.groups[1:][] | .create_t, .join_t] | join(" ")' <<<"$j")"
+# The jump cache (QEMU's, each thread's): each loop of main and the
+# workers missed it once, at its first execution.
+eq "threads: loops cold once" "1 1 1 1 1" \
+	"$(jq -r '[.block_outcomes[] | select(.executions > 1000) | .cold] | join(" ")' <<<"$j")"
 out=$("$T/threads")
 contains "threads run" "3 threads, 150009 block executions, scale 1" "$out"
 # The driver's set-up fills and copies its buffers without memset and

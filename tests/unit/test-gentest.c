@@ -1436,6 +1436,64 @@ static void test_reads(void)
 	}
 }
 
+/*
+ * The jump cache: 0x401000 and 0x402003 share an entry ((pc ^ pc >> 12) &
+ * 4095 = 0x401), 0x403000 has its own.  Thread 0 runs A A A B A C C,
+ * thread 1 (its own cache) A: cold A 3, B 1, C 1; read twice (into one
+ * model, and into two merged) twice that.
+ */
+static void test_cold(void)
+{
+	char path[256];
+	const char *paths[2] = {path, path};
+	double T[2] = {1, 2};
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	dbtp_gt_model *m[3] = {NULL, NULL, NULL};
+	uint32_t a, b, c;
+
+	snprintf(path, sizeof(path), "%s/cold.trace", dir);
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_X86_64, DBTP_MODE_BLOCKS, 0,
+				&err));
+	a = add_block(w, 0x401000);
+	b = add_block(w, 0x402003);
+	c = add_block(w, 0x403000);
+	exec_n(w, 0, a, 3);
+	exec_n(w, 0, b, 1);
+	exec_n(w, 0, a, 1);
+	clone_ret(w, 0, 1);
+	exec_n(w, 1, a, 1);
+	exec_n(w, 0, c, 2);
+	CHECK(!dbtp_writer_thread_exit(w, 1, &err));
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m[0] = model_of(paths, T, 2);
+	for (int k = 1; k < 3; k++) {
+		dbtp_trace *t = NULL;
+
+		CHECK(!dbtp_gt_model_new(&m[k], &err));
+		CHECK(!dbtp_trace_open(&t, path, &err));
+		CHECK(!dbtp_gt_model_add(m[k], t, path, T[k - 1], &err));
+		dbtp_trace_close(t);
+	}
+	CHECK(!dbtp_gt_model_merge(m[1], m[2], &err));
+	CHECK(!dbtp_gt_model_finish(m[1], &err));
+	for (int k = 0; k < 2; k++) {
+		CHECK_EQ(dbtp_gt_model_nblocks(m[k]), 3);
+		for (uint32_t i = 0; i < dbtp_gt_model_nblocks(m[k]); i++) {
+			const struct dbtp_gt_block *bl =
+			    dbtp_gt_model_block(m[k], i);
+
+			CHECK_EQ(bl->cold, bl->vaddr == 0x401000 ? 6 : 2);
+			CHECK_EQ(bl->count, bl->vaddr == 0x401000   ? 10
+					    : bl->vaddr == 0x402003 ? 2
+								    : 4);
+		}
+	}
+	dbtp_gt_model_free(m[0]);
+	dbtp_gt_model_free(m[1]);
+	dbtp_gt_model_free(m[2]);
+}
+
 /* --fp-exact: addsd and mulsd (a memory form) each follow ldmxcsr of the
  * default MXCSR, paddd (integer) does not; without it, nothing. */
 static void test_fp_exact(void)
@@ -1616,6 +1674,7 @@ int main(void)
 	test_stack_resets();
 	test_loader();
 	test_reads();
+	test_cold();
 	test_fp_exact();
 	test_chase();
 	test_vstats();
