@@ -370,14 +370,9 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	       "%.2f%% of block executions\n",
 	       s->chains, s->execs ? 100 * s->execs_chained / s->execs : 0);
 	printf("jump cache (each thread's, as QEMU's, every execution "
-	       "looked up): %.4f%% of the profiles' block executions "
-	       "missed",
+	       "looked up): %.2f%% of the profiles' block executions "
+	       "missed\n",
 	       100 * cold_share(m, s));
-	if (s->long_calls)
-		printf("; %u functions run calls as long as their blocks' "
-		       "misses give",
-		       s->long_calls);
-	printf("\n");
 	printf("floating-point instructions at T=%g: %s%s\n", naive ? 1 : tmax,
 	       fmt_u64((uint64_t)s->dyn_fp, n1),
 	       s->fp_exact ? ", each after a reset of the status flags" : "");
@@ -465,7 +460,6 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "chains", s->chains);
 	json_u64(&j, "chained_executions", (uint64_t)s->execs_chained);
 	json_double(&j, "jump_cache_missed", cold_share(m, s));
-	json_u64(&j, "long_call_functions", s->long_calls);
 	json_u64(&j, "block_executions", (uint64_t)s->execs);
 	json_u64(&j, "fp_instructions", (uint64_t)s->dyn_fp);
 	json_bool(&j, "fp_exact", s->fp_exact);

@@ -121,16 +121,6 @@ struct dbtp_gt_block {
  * TB_JMP_CACHE_BITS. */
 #define DBTP_GT_JC_BITS 12
 
-/** Executions a call of a block's function runs at least (the generated
- * driver's GT_MIN_CALL). */
-#define DBTP_GT_MIN_CALL 256
-
-/** The share of block executions that missed the jump cache (struct
- * dbtp_gt_block's cold) under which the original's hot code all stayed
- * in it: calls as long as each block's misses give, not of
- * DBTP_GT_MIN_CALL, whose first runs would miss more often. */
-#define DBTP_GT_WARM 0.001
-
 /** Distinct targets counted per indirect branch (struct dbtp_gt_block). */
 #define DBTP_GT_TARGETS 16
 
@@ -625,12 +615,6 @@ struct dbtp_gt_summary {
 	 * and its copy of X's) of all the emitted blocks' */
 	uint32_t chains;
 	double execs_chained, execs;
-	/* functions whose calls run more than the driver's least
-	 * (DBTP_GT_MIN_CALL): where the profiles' blocks missed their
-	 * threads' jump caches less often than DBTP_GT_WARM (struct
-	 * dbtp_gt_block's cold), each function's blocks as often as they
-	 * did */
-	uint32_t long_calls;
 	/* blocks with operands that walk (@misses of struct
 	 * dbtp_gt_emit_opts), per model block its walking operands an
 	 * execution (over its copies), and the L1 misses at the largest

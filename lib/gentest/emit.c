@@ -37,18 +37,14 @@
  * and `lea rsp` for 64 slots at most. */
 #define GT_SP_TEXT 1280
 
-/* The driver (its GT_MIN_CALL is DBTP_GT_MIN_CALL).  Its count arithmetic
- * is dbtp_gt_size() and dbtp_gt_count(), written again in the generated
- * program's C. */
+/* The driver.  Its count arithmetic is dbtp_gt_size() and
+ * dbtp_gt_count(), written again in the generated program's C. */
 static const char driver[] =
     "#ifndef GT_SLICES\n"
     "#define GT_SLICES 65536\n"
     "#endif\n"
     "#ifndef GT_MIN_CALL\n"
     "#define GT_MIN_CALL 256\n"
-    "#endif\n"
-    "#ifndef GT_CALLS\n"
-    "#define GT_CALLS 64\n"
     "#endif\n"
     "\n"
     "static double gt_rnd(double x) /* nearest, ties to even */\n"
@@ -310,31 +306,21 @@ static const char driver[] =
     "\n"
     "#define GT_NONE 0xffffffffu\n"
     "\n"
-    "/* Executions a call of entry @h at least, run @n times in all: as\n"
-    " * many as its blocks' jump-cache misses in the profiles give\n"
-    " * (h->run), no more than spread it over GT_CALLS calls, no fewer\n"
-    " * than GT_MIN_CALL. */\n"
-    "static uint64_t gt_least(const struct gt_hot *h, uint64_t n)\n"
-    "{\n"
-    "\tuint64_t c = n / GT_CALLS < h->run ? n / GT_CALLS : h->run;\n"
-    "\n"
-    "\treturn c > GT_MIN_CALL ? c : GT_MIN_CALL;\n"
-    "}\n"
-    "\n"
     "/* The slice in which a block run @n times in all, @done of them so\n"
-    " * far, is next due: the first whose share of @n is @c past @done, or\n"
-    " * the last. */\n"
-    "static unsigned gt_slice(uint64_t n, uint64_t done, uint64_t c)\n"
+    " * far, is next due: the first whose share of @n is GT_MIN_CALL past\n"
+    " * @done, or the last. */\n"
+    "static unsigned gt_slice(uint64_t n, uint64_t done)\n"
     "{\n"
     "\tunsigned __int128 q;\n"
     "\n"
-    "\tif (done + c >= n)\n"
+    "\tif (done + GT_MIN_CALL >= n)\n"
     "\t\treturn GT_SLICES - 1;\n"
     "\t/* (in 64 bits where they fit: no call of a 128-bit division) */\n"
     "\tif (n <= UINT64_MAX / (GT_SLICES + 1))\n"
-    "\t\tq = ((done + c) * GT_SLICES + n - 1) / n;\n"
+    "\t\tq = ((done + GT_MIN_CALL) * GT_SLICES + n - 1) / n;\n"
     "\telse\n"
-    "\t\tq = ((unsigned __int128)(done + c) * GT_SLICES + n - 1) / n;\n"
+    "\t\tq = ((unsigned __int128)(done + GT_MIN_CALL) * GT_SLICES +\n"
+    "\t\t     n - 1) / n;\n"
     "\treturn (unsigned)q - 1;\n"
     "}\n"
     "\n"
@@ -395,7 +381,7 @@ static const char driver[] =
     "\t\texit(1);\n"
     "\t}\n"
     "\t/* Blocks run at least GT_MIN_CALL times are spread over the\n"
-    "\t * slices, a call in each slice that brings them gt_least()\n"
+    "\t * slices, a call in each slice that brings them GT_MIN_CALL\n"
     "\t * executions or more past their last (the rest in the last);\n"
     "\t * colder ones run in one call, in slice k mod GT_SLICES.  Each\n"
     "\t * slice lists the blocks due in it. */\n"
@@ -404,9 +390,8 @@ static const char driver[] =
     "\t\tn[k] = gt_passes(t, &g->hot[k], gt_eta);\n"
     "\t\tif (n[k])\n"
     "\t\t\tgt_due(head, next, k,\n"
-    "\t\t\t       n[k] >= GT_MIN_CALL\n"
-    "\t\t\t\t   ? gt_slice(n[k], 0, gt_least(&g->hot[k], n[k]))\n"
-    "\t\t\t\t   : k % GT_SLICES);\n"
+    "\t\t\t       n[k] >= GT_MIN_CALL ? gt_slice(n[k], 0)\n"
+    "\t\t\t\t\t\t  : k % GT_SLICES);\n"
     "\t}\n"
     "\tfor (unsigned k = 0; k < g->nhot; k++)\n"
     "\t\tfar |= n[k] && g->hot[k].far;\n"
@@ -426,8 +411,7 @@ static const char driver[] =
     "\t\t\tgt_call(&g->hot[k], t->buf, z - done[k]);\n"
     "\t\t\tdone[k] = z;\n"
     "\t\t\tif (z < n[k])\n"
-    "\t\t\t\tgt_due(head, next, k,\n"
-    "\t\t\t\t       gt_slice(n[k], z, gt_least(&g->hot[k], n[k])));\n"
+    "\t\t\t\tgt_due(head, next, k, gt_slice(n[k], z));\n"
     "\t\t}\n"
     "\t}\n"
     "\tfree(n);\n"
@@ -716,46 +700,6 @@ static uint32_t seq_last(const uint32_t *seq_next, uint32_t b)
 	return b;
 }
 
-/*
- * Executions a call of head @b's function (with the rest of its sequence,
- * @u copies a pass) should run, so that its copies' first runs in a call,
- * where the DBT may have forgotten them since its last, come as often as
- * its blocks missed their threads' jump caches in the profiles (struct
- * dbtp_gt_block's cold): u * executions / cold, at most 10^18 (a
- * constant the program's C takes as signed).  The driver runs at least
- * GT_MIN_CALL and spreads each block over GT_CALLS calls at least
- * (gt_least()).
- */
-static uint64_t least_run(const dbtp_gt_model *m, const uint32_t *seq_next,
-			  uint32_t b, unsigned u)
-{
-	double n = 0, cold = 0;
-
-	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-		n += (double)blk(m, k)->count;
-		cold += (double)blk(m, k)->cold;
-	}
-	if (!cold || u * n / cold >= 1e18)
-		return 1000000000000000000u;
-	return (uint64_t)ceil(u * n / cold);
-}
-
-/* Whether the wanted blocks (@want, of @nb) missed their threads' jump
- * caches in the profiles less often than DBTP_GT_WARM of their
- * executions. */
-static int warm_profiles(const dbtp_gt_model *m, const uint8_t *want,
-			 uint32_t nb)
-{
-	double n = 0, cold = 0;
-
-	for (uint32_t b = 0; b < nb; b++)
-		if (want[b]) {
-			n += (double)blk(m, b)->count;
-			cold += (double)blk(m, b)->cold;
-		}
-	return cold < DBTP_GT_WARM * n;
-}
-
 /* Members of head @b's sequence after @b. */
 static uint32_t seq_rest(const uint32_t *seq_next, uint32_t b)
 {
@@ -816,7 +760,7 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 			      const uint8_t *emitted, const uint32_t *slot_of,
 			      const uint32_t *seq_head,
 			      const uint32_t *seq_next, const uint64_t *chunk,
-			      const uint64_t *run, const double *sub)
+			      const double *sub)
 {
 	for (uint32_t i = 0; i < ng; i++) {
 		for (uint32_t k = 0; k < g[i].nhot; k++) {
@@ -847,10 +791,9 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 				fprintf(f, "gt_also%u_%u, %u, ", i, b, n);
 			else
 				fprintf(f, "0, 0, ");
-			fprintf(f, "%" PRIu64 ", %" PRIu64 "},\n", chunk[b],
-				run[b]);
+			fprintf(f, "%" PRIu64 "},\n", chunk[b]);
 		}
-		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n};\n");
+		fprintf(f, "\t{0, 0, 0, 0, 0, 0, 0, 0, 0},\n};\n");
 		fprintf(f, "static const double gt_shares%u[] = {", i);
 		for (uint32_t k = 0; k < g[i].nshares; k++)
 			fprintf(f, "%s%.17g", k ? ", " : "", g[i].shares[k]);
@@ -4300,12 +4243,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	uint32_t njt = 0;
 	uint8_t *want = NULL;
 	uint64_t *chunk = NULL; /* per function: runs a call at most */
-	uint64_t *run = NULL;	/* per function: runs a call at least */
 	struct rewritten *rd = NULL;
 	dbtp_gt_rw *rw = NULL;
 	dbtp_disasm *dis = NULL;
 	double tmax = 0, dyn_total = 0;
-	int warm;	    /* calls by least_run() (DBTP_GT_WARM) */
 	double *sub = NULL; /* plan_chains() */
 	unsigned umax = o->unroll ? o->unroll : DBTP_GT_UNROLL;
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
@@ -4354,7 +4295,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	sum->far = calloc(nr, sizeof(*sum->far));
 	sum->misaligned = calloc(nr, sizeof(*sum->misaligned));
 	chunk = calloc(nr, sizeof(*chunk));
-	run = calloc(nr, sizeof(*run));
 	want = calloc(nr, 1);
 	slot_of = calloc(nr, sizeof(*slot_of));
 	seq_head = malloc(nr * sizeof(*seq_head));
@@ -4362,8 +4302,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	rd = calloc(nr, sizeof(*rd));
 	sub = calloc(nr, sizeof(*sub));
 	if (!sum->stat || !sum->emitted || !sum->random || !sum->crossing ||
-	    !sum->walks || !sum->far || !sum->misaligned || !chunk || !run ||
-	    !want || !slot_of || !seq_head || !seq_next || !rd || !sub)
+	    !sum->walks || !sum->far || !sum->misaligned || !chunk || !want ||
+	    !slot_of || !seq_head || !seq_next || !rd || !sub)
 		goto nomem;
 	/* no sequences (the naive baseline's) until planned, no chains */
 	memset(seq_head, 0xff, nr * sizeof(*seq_head));
@@ -4373,7 +4313,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	for (uint32_t i = 0; i < ng; i++)
 		for (uint32_t k = 0; k < groups[i].nhot; k++)
 			want[groups[i].hot[k].block] = 1;
-	warm = warm_profiles(m, want, nb);
 	/* Copy 0 of every wanted block, the copies' plan, the other copies */
 	for (uint32_t b = 0; b < nb; b++) {
 		int bad;
@@ -4597,8 +4536,6 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			most = DBTP_GT_A64_RAND_PASSES;
 		if (most < UINT32_MAX)
 			chunk[b] = (uint64_t)most * r->u;
-		run[b] = warm ? least_run(m, seq_next, b, r->u) : 0;
-		sum->long_calls += run[b] > DBTP_GT_MIN_CALL;
 		ff = open_memstream(&fn, &fn_len);
 		if (!ff) {
 			free(jtext);
@@ -4666,8 +4603,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"\tdouble theta, delta;\n"
 		"\tconst unsigned *also; /* the rest of a sequence */\n"
 		"\tunsigned nalso;\n"
-		"\tuint64_t chunk; /* runs a call at most (0: any) */\n"
-		"\tuint64_t run; /* runs a call at least (gt_least()) */\n};\n"
+		"\tuint64_t chunk; /* runs a call at most (0: any) */\n};\n"
 		"struct gt_group {\n\tdouble alpha, beta;\n\tint parent;\n"
 		"\tdouble create_at, join_at; /* at T = 0 */\n"
 		"\tdouble create_t, join_t; /* per unit of T */\n"
@@ -4688,7 +4624,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 				blk(m, b)->vaddr);
 	fprintf(f, "%s};\n\n", nemit ? "" : "0");
 	emit_group_tables(f, m, groups, ng, rd, sum->emitted, slot_of, seq_head,
-			  seq_next, chunk, run, sub);
+			  seq_next, chunk, sub);
 	fprintf(f,
 		"#define GT_JT_COUNT %u\n#define GT_FAR_WALKS %d\n"
 		"#define GT_FAR_CHAIN %d\n",
@@ -4752,7 +4688,6 @@ out:
 	free(sub);
 	free(want);
 	free(chunk);
-	free(run);
 	free(slot_of);
 	free(seq_head);
 	free(seq_next);
