@@ -950,6 +950,19 @@ if command -v valgrind >/dev/null; then
 		"$(sb "gt_b${p}_body") $(sb "gt_b${f}_v[0-9]*") $(sb "gt_b${f}_body")"
 	checks=$((checks + 1))
 fi
+# The jump cache: a loop of two blocks 0x1001 bytes apart, the first at
+# an even page and offset ((pc ^ pc >> 12) & 4095 the same for both),
+# each missing it at every one of its 1,000,000 executions.
+cat >"$T/cold.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov ecx, 1000000\n\tjmp .Lc\n"
+	"\t.p2align 13\n.Lc:\n\tadd rax, rcx\n\t.byte 0xe9\n\t.long .Ld - . - 4\n"
+	"\t.skip 0x1001 - 8\n.Ld:\n\tsub ecx, 1\n\tjnz .Lc\n\txor eax, eax\n\tret\n");
+EOF2
+$CC -O2 -static -masm=intel -o "$T/cold" "$T/cold.c"
+"$DBTPROF" record -q -m blocks -o "$T/cold.trace" -- "$T/cold"
+eq "cold: both blocks missed every time" "1000000 1000000" \
+	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/cold.trace" |
+		jq -r '[.block_outcomes[] | select(.executions == 1000000) | .cold] | join(" ")')"
 # Calls: the loop's block, run 999,999 times, runs in calls of 256
 # executions or a few more (GT_MIN_CALL: a call as soon as its share of
 # the 65,536 slices done reaches 256 more, a share at most 16 a slice;
