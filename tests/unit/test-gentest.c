@@ -112,19 +112,25 @@ static void write_profile(const char *path, unsigned T)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 }
 
+/* Profile @path at thread parameter @T read into @m. */
+static void add_profile(dbtp_gt_model *m, const char *path, double T)
+{
+	dbtp_trace *t = NULL;
+	dbtp_err err = {0};
+
+	CHECK(!dbtp_trace_open(&t, path, &err));
+	CHECK(!dbtp_gt_model_add(m, t, path, T, &err));
+	dbtp_trace_close(t);
+}
+
 static dbtp_gt_model *model_of(const char *const *paths, const double *T, int n)
 {
 	dbtp_gt_model *m = NULL;
 	dbtp_err err = {0};
 
 	CHECK(!dbtp_gt_model_new(&m, &err));
-	for (int i = 0; i < n; i++) {
-		dbtp_trace *t = NULL;
-
-		CHECK(!dbtp_trace_open(&t, paths[i], &err));
-		CHECK(!dbtp_gt_model_add(m, t, paths[i], T[i], &err));
-		dbtp_trace_close(t);
-	}
+	for (int i = 0; i < n; i++)
+		add_profile(m, paths[i], T[i]);
 	CHECK(!dbtp_gt_model_finish(m, &err));
 	if (err.msg[0])
 		fprintf(stderr, "%s\n", err.msg);
@@ -1468,12 +1474,8 @@ static void test_cold(void)
 	CHECK(!dbtp_writer_close(w, 0, &err));
 	m[0] = model_of(paths, T, 2);
 	for (int k = 1; k < 3; k++) {
-		dbtp_trace *t = NULL;
-
 		CHECK(!dbtp_gt_model_new(&m[k], &err));
-		CHECK(!dbtp_trace_open(&t, path, &err));
-		CHECK(!dbtp_gt_model_add(m[k], t, path, T[k - 1], &err));
-		dbtp_trace_close(t);
+		add_profile(m[k], path, T[k - 1]);
 	}
 	CHECK(!dbtp_gt_model_merge(m[1], m[2], &err));
 	CHECK(!dbtp_gt_model_finish(m[1], &err));
