@@ -1249,6 +1249,7 @@ int cmd_gentest(int argc, char **argv)
 	struct dbtp_gt_emit_opts eo = {0};
 	struct dbtp_gt_summary sum = {0};
 	const char *out = NULL, *targ = NULL;
+	const char *naive_opt = NULL; /* --blocks or --seed, given */
 	dbtp_gt_model *m = NULL;
 	dbtp_err err = {0};
 	char **paths = NULL;
@@ -1326,6 +1327,8 @@ int cmd_gentest(int argc, char **argv)
 				    : c == O_SEED ? "seed"
 						  : "copy-min",
 				    c == O_SEED ? "whole" : "positive", optarg);
+			if (c != O_COPY_MIN)
+				naive_opt = c == O_BLOCKS ? "blocks" : "seed";
 			if (c == O_BLOCKS)
 				eo.naive_blocks = (uint32_t)v;
 			else if (c == O_SEED)
@@ -1371,6 +1374,11 @@ int cmd_gentest(int argc, char **argv)
 	}
 	if (!out)
 		return usage_error("gentest", "give the output file with -o");
+	if (naive_opt && !eo.naive)
+		return usage_error("gentest",
+				   "--%s is for the naive baseline: give "
+				   "--naive too",
+				   naive_opt);
 	n = argc - optind;
 	if (n < 1)
 		return usage_error("gentest", "give at least one TRACE");

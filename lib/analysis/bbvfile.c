@@ -98,12 +98,14 @@ static enum row_status commit_row(struct dbtp_bbv *b, size_t m,
 				  uint32_t *bad_id)
 {
 	size_t base = b->n ? b->start[b->n] : 0, i;
-	uint32_t *ids = b->ids + base;
-	uint64_t *counts = b->counts + base;
+	uint32_t *ids;
+	uint64_t *counts;
 	int sorted = 1, nonzero = 0;
 
-	if (!m)
+	if (!m) /* (and the arrays may not exist yet) */
 		return ROW_EMPTY;
+	ids = b->ids + base;
+	counts = b->counts + base;
 	for (i = 0; i < m; i++) {
 		if (i && ids[i] <= ids[i - 1])
 			sorted = 0;

@@ -477,7 +477,8 @@ static int build(dbtp_symtab *st, struct cand *c, size_t nc)
 	size_t i, j, g, nu = 0;
 	int r = -1;
 
-	qsort(c, nc, sizeof(*c), cmp_cand_addr);
+	if (nc) /* (c may be NULL) */
+		qsort(c, nc, sizeof(*c), cmp_cand_addr);
 	u = malloc((nc ? nc : 1) * sizeof(*u));
 	stack = malloc((nc ? nc : 1) * sizeof(*stack));
 	st->iv = malloc((2 * nc + 1) * sizeof(*st->iv));

@@ -609,6 +609,9 @@ eq "qsort instructions" "$("$DBTPROF" stats --json "$T/qs.trace" | jq .instructi
 # (cachegrind's predictor, where valgrind is) as many mispredictions as
 # the profile's give or take a third.
 eq "naive: no random blocks" 0 "$("$DBTPROF" gentest --json --naive -o "$T/x.c" "$T/qs.trace" | jq .mispredict_blocks)"
+for o in "--blocks 5" "--seed 7"; do
+	eq "gentest $o without --naive: usage error" 2 "$(status "$DBTPROF" gentest $o -o "$T/x.c" "$T/qs.trace")"
+done
 eq "--no-mispredict" 0 "$("$DBTPROF" gentest --json --no-mispredict -o "$T/x.c" "$T/qs.trace" | jq .mispredict_blocks)"
 eq "loop --mispredict" 0 "$("$DBTPROF" gentest --json --mispredict -o "$T/x.c" "$T/loop.trace" | jq .mispredict_blocks)"
 exact "$T/qs" qs_rnd --mispredict
