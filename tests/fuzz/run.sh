@@ -1,8 +1,8 @@
 #!/bin/sh
 # make fuzz: run each libFuzzer harness for FUZZ_SECONDS (default 60) from
 # its corpus (undefined behaviour stops a run as a crash does); new crashers
-# are written to tests/fuzz/regress/NAME/ (replayed
-# by make check from then on).
+# are written to tests/fuzz/regress/NAME/ (replayed by make check from then
+# on).
 set -eu
 S=${FUZZ_SECONDS:-60}
 B=build-fuzz
