@@ -164,7 +164,9 @@ static const char validate_usage[] =
     "                         not scale), timed in every round after\n"
     "                         the two programs and taken off both\n"
     "                         programs' times before the ratios and\n"
-    "                         errors (the speedup stays on whole times)\n"
+    "                         errors (the speedup stays on whole times;\n"
+    "                         a warning where it takes more than half\n"
+    "                         the generated program's time)\n"
     "      --config NAME=PFX  a configuration (repeatable); default:\n"
     "                         qemu=qemu-x86_64, qemu-nochain=qemu-x86_64\n"
     "                         -d nochain, qemu-singlestep=qemu-x86_64\n"
@@ -683,6 +685,10 @@ static int time_runs(const char *const *pre, unsigned n, const char *orig,
 
 /* A spread of one program's runs that validate warns of (widest()). */
 #define DBTP_GT_NOISY 0.10
+/* A share of the generated program's time that its fixed part may take
+ * before validate warns that the difference, its work, is as noisy as
+ * both. */
+#define DBTP_GT_FIXED_MOST 0.5
 
 /*
  * The widest spread, (most - least) / least, of one program's @runs runs
@@ -948,6 +954,16 @@ static int cmd_validate(int argc, char **argv)
 			to[i] = 1e-6;
 		if (tg[i] <= 0)
 			tg[i] = 1e-6;
+	}
+	for (unsigned i = 0, at = 0; fixed && i < ncfg; i++) {
+		if (tf[i] / tg[i] > tf[at] / tg[at])
+			at = i;
+		if (i + 1 == ncfg && tf[at] > DBTP_GT_FIXED_MOST * tg[at])
+			error("warning: the fixed part is %.0f%% of the "
+			      "generated program's time under %s: the "
+			      "program's work is the difference, as noisy as "
+			      "both; at a smaller --scale it is a larger share",
+			      100 * tf[at] / tg[at], names[at]);
 	}
 	/* the ratios and errors from the times (less the fixed part) */
 	eo = ro;

@@ -1820,7 +1820,8 @@ printf 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\n' >"$T/burn20k.sh"
 # on a noisy machine, where their medians once met)
 j=$("$DBTPROF" gentest validate --json --runs 3 --stat min --config "a=env" \
 	--config "b=sh -c '. $T/burn20k.sh; exec \"\$@\"' x" \
-	--original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh")
+	--original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh" \
+	2>/dev/null) # (b's fixed part above half: a warning)
 eq "validate fixed fields" "sh $T/burn.sh 3 3" "$(jq -r '[.fixed, (.configs[] | .fixed_runs | length)] | join(" ")' <<<"$j")"
 eq "validate fixed takes off" "true" "$(jq -r '.configs[1].original_ratio < .configs[1].original_s / .configs[0].original_s - 0.3' <<<"$j")"
 eq "validate fixed ratios" "true true true" "$(jq -r 'def near(a; b): ((a - b) | fabs) < 1e-4 * ((b | fabs) + 1);
@@ -1840,6 +1841,16 @@ eq "validate fixed round errors" "true true true" "$(jq -r 'def pos(x): if x > 0
 	((($g - $o) | fabs) / $o - $c[1].round_errors[$r] | fabs) < 1e-3 * ($c[1].round_errors[$r] + 1)] | join(" ")' <<<"$j")"
 eq "validate no fixed" "true false" "$(jq -r '[(.fixed == null), (.configs[0] | has("fixed_s"))] | join(" ")' <<<"$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original true --generated true)")"
 contains "validate fixed text" "fixed s" "$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed true)"
+# a fixed part of more than half the generated program's time: a warning
+# naming the configuration; a tenth of it: none
+printf 'i=0; while [ $i -lt 15000 ]; do i=$((i+1)); done\n' >"$T/burn15k.sh"
+"$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" \
+	--generated "sh $T/burn20k.sh" --fixed "sh $T/burn15k.sh" >/dev/null 2>"$T/share.err"
+contains "validate fixed share: the warning" "warning: the fixed part is" "$(cat "$T/share.err")"
+contains "validate fixed share: where" "of the generated program's time under a:" "$(cat "$T/share.err")"
+"$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" \
+	--generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh" >/dev/null 2>"$T/share.err"
+eq "validate fixed share: none for a tenth" "" "$(grep 'fixed part is' "$T/share.err")"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn.sh" --generated true --fixed "sh $T/burn.sh" 2>&1 || true)
 contains "validate fixed too long" "dbtprof: validate: --fixed: under a it takes" "$err"
 eq "validate fixed too long status" 1 "$(status "$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn.sh" --generated true --fixed "sh $T/burn.sh")"
