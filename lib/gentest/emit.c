@@ -2831,6 +2831,8 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 	return kept ? 1 : 2 + mark;
 }
 
+static unsigned misalignable(const char *text);
+
 /*
  * --mispredict: put each member's random test (plan_random()) before its
  * last branch in every copy of function @b's @body that still has it,
@@ -2892,9 +2894,13 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			       bs->ind_writer - 1, bs->ind_reg, call,
 			       cg->name[0], 0, NULL, &body[0], 1, &fkept) > 0;
 		/* a compare marked to walk: its misses walked by the
-		 * block's other operands, or few */
-		int marked = !bl->unaligned && (rd[k].walk < GT_FOLD_WALK ||
-						rd[k].walk + 1 <= bs->walkable);
+		 * block's other operands, or few; its unaligned accesses
+		 * made by the others (put_unaligned()), or none */
+		double ux = bl->count ? (double)bl->unaligned / bl->count : 0;
+		int marked =
+		    (ux * u < 0.5 || ux + 1 <= misalignable(rd[k].body[0])) &&
+		    (rd[k].walk < GT_FOLD_WALK ||
+		     rd[k].walk + 1 <= bs->walkable);
 		int any = 0, folded = 0, mfold = 0, mmark = 0,
 		    ind = rd[k].rnd_ind && (a64 || sg || fx) &&
 			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;

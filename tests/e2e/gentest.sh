@@ -1313,6 +1313,30 @@ eq "unaligned accesses: the generated program's passes" 39998 \
 	"$(fn_misses "$T/ua.gen.mem" "$(block_of "$T/ua.plan" 19999)" unaligned)"
 eq "--no-unaligned: none" "0 0" \
 	"$("$DBTPROF" gentest --json --no-unaligned -o "$T/x.c" "$T/ua.trace" | jq -r '"\(.unaligned_made) \(.unaligned_blocks)"')"
+# A random test takes the place of a compare from memory in a block with
+# unaligned accesses where its other operands can make them (the loop's
+# qword load at +3, an execution, beside a dword store and its word
+# compare at +34 of a random bit): a helper fewer, every unaligned access
+# made; not where the compare is the only operand of 2 to 8 bytes, and
+# the unaligned one (a qword at +3).
+for v in "mov dword ptr [rsi + 32], eax|mov rcx, qword ptr [rsi + 3]|test word ptr [rsi + 34], 0x80|folded 1" \
+	"mov ecx, eax\\n\\tshr ecx, 8\\n\\tmov byte ptr [rsi + 5], cl|nop|test qword ptr [rsi + 3], 0x800000|helper 1"; do
+	IFS='|' read -r st ld cmp want <<<"$v"
+	cat >"$T/uar.c" <<EOF2
+__asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tlea rsi, [rip + uabuf]\n"
+	"\tmov ebx, 20000\n\tmov eax, 1\n\txor r8d, r8d\n"
+	".Lm:\n\timul eax, eax, 1103515245\n\tadd eax, 12345\n"
+	"\t$st\n\t$ld\n\t$cmp\n\tjne .Ln\n\tadd r8d, 1\n"
+	".Ln:\n\tsub ebx, 1\n\tjnz .Lm\n\txor eax, eax\n\tpop rbx\n\tret\n"
+	"\t.bss\n\t.p2align 6\nuabuf:\n\t.zero 64\n\t.text\n");
+EOF2
+	$CC -O2 -static -masm=intel -o "$T/uar" "$T/uar.c"
+	"$DBTPROF" record -q -m mem -o "$T/uar.trace" -- "$T/uar" >/dev/null
+	j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/uar.trace")
+	eq "random test beside unaligned accesses ($cmp): one an execution, made" "1 1" \
+		"$(jq -r '[.block_outcomes[] | select(.random)] | map("\(.unaligned / .executions) \(.misaligned)") | join(" ")' <<<"$j")"
+	eq "random test beside unaligned accesses ($cmp)" "$want" "$(rnd_kinds "$T/uar.trace" 1)"
+done
 # --fp-exact: every floating-point instruction follows ldmxcsr of the
 # default MXCSR (addsd, mulsd: 2 x 1000 executions); the counts stay exact
 cat >"$T/fp.c" <<'EOF2'
