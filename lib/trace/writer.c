@@ -31,14 +31,28 @@ struct dbtp_writer {
 	uint32_t nfiles, nblocks, pend_first, pend_count;
 	uint16_t **ni_pages; /* instruction counts, dbtp_ninsns pages */
 	uint32_t ni_npages;
-	uint64_t *counts;
+	uint64_t *counts; /* by block, room for @counts_cap */
+	size_t counts_cap;
 	int cache;			/* DBTP_WRITER_CACHE */
 	struct dbtp_cache_tally *tally; /* by block, if @cache */
-	uint32_t ntally;
+	uint32_t ntally;		/* blocks tallied so far */
+	size_t tally_cap;
 	struct wthread *th;
 	uint32_t nth;
 	int failed;
 };
+
+/* The capacity, at least doubled from @cap (1,024 at first), that holds
+ * @n elements: arrays grown one block at a time would be copied over and
+ * over (a quadratic cost). */
+static size_t grown(size_t cap, size_t n)
+{
+	size_t c = cap ? cap : 1024;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
 
 static int werr(dbtp_writer *w, dbtp_err *err, int code, const char *what)
 {
@@ -184,10 +198,15 @@ int dbtp_writer_block(dbtp_writer *w, uint64_t vaddr, uint32_t ninsns,
 			return werr(w, err, ENOMEM, "out of memory");
 		w->ni_npages++;
 	}
-	cn = realloc(w->counts, (w->nblocks + 1) * sizeof(*cn));
-	if (cn)
+	if (w->nblocks >= w->counts_cap) {
+		size_t cap = grown(w->counts_cap, (size_t)w->nblocks + 1);
+
+		if (!(cn = realloc(w->counts, cap * sizeof(*cn))))
+			return werr(w, err, ENOMEM, "out of memory");
 		w->counts = cn;
-	if (!cn || dbtp_buf_reserve(&w->pend_blocks, 40 + ninsns + nbytes))
+		w->counts_cap = cap;
+	}
+	if (dbtp_buf_reserve(&w->pend_blocks, 40 + ninsns + nbytes))
 		return werr(w, err, ENOMEM, "out of memory");
 	if (!w->pend_count)
 		w->pend_first = w->nblocks;
@@ -377,11 +396,16 @@ int dbtp_writer_cache(dbtp_writer *w, uint32_t block, uint64_t ops, uint64_t l1,
 			    "a cache tally without DBTP_WRITER_CACHE or for "
 			    "an undeclared block");
 	if (block >= w->ntally) {
-		c = realloc(w->tally, w->nblocks * sizeof(*c));
-		if (!c)
-			return werr(w, err, ENOMEM, "out of memory");
-		memset(c + w->ntally, 0, (w->nblocks - w->ntally) * sizeof(*c));
-		w->tally = c;
+		if (w->nblocks > w->tally_cap) {
+			size_t cap = grown(w->tally_cap, w->nblocks);
+
+			if (!(c = realloc(w->tally, cap * sizeof(*c))))
+				return werr(w, err, ENOMEM, "out of memory");
+			w->tally = c;
+			w->tally_cap = cap;
+		}
+		memset(w->tally + w->ntally, 0,
+		       (w->nblocks - w->ntally) * sizeof(*c));
 		w->ntally = w->nblocks;
 	}
 	c = &w->tally[block];
