@@ -2894,8 +2894,9 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			       bs->ind_writer - 1, bs->ind_reg, call,
 			       cg->name[0], 0, NULL, &body[0], 1, &fkept) > 0;
 		/* a compare marked to walk: its misses walked by the
-		 * block's other operands, or few; its unaligned accesses
-		 * made by the others (put_unaligned()), or none */
+		 * block's other operands, or few; and its operands that can
+		 * make unaligned accesses (put_unaligned()) one more than the
+		 * block's an execution, or none to make */
 		double ux = bl->count ? (double)bl->unaligned / bl->count : 0;
 		int marked =
 		    (ux * u < 0.5 || ux + 1 <= misalignable(rd[k].body[0])) &&
