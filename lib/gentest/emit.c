@@ -2833,6 +2833,16 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 
 static unsigned misalignable(const char *text);
 
+/* The unaligned accesses an execution that block @bl's copies make in a
+ * function of @u copies (put_unaligned()): its profiled ones, or 0 where
+ * they would round to none in a pass. */
+static double unaligned_to_make(const struct dbtp_gt_block *bl, unsigned u)
+{
+	double x = bl->count ? (double)bl->unaligned / bl->count : 0;
+
+	return x * u >= 0.5 ? x : 0;
+}
+
 /*
  * --mispredict: put each member's random test (plan_random()) before its
  * last branch in every copy of function @b's @body that still has it,
@@ -2897,11 +2907,10 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		 * block's other operands, or few; and its operands that can
 		 * make unaligned accesses (put_unaligned()) one more than the
 		 * block's an execution, or none to make */
-		double ux = bl->count ? (double)bl->unaligned / bl->count : 0;
-		int marked =
-		    (ux * u < 0.5 || ux + 1 <= misalignable(rd[k].body[0])) &&
-		    (rd[k].walk < GT_FOLD_WALK ||
-		     rd[k].walk + 1 <= bs->walkable);
+		double ux = unaligned_to_make(bl, u);
+		int marked = (!ux || ux + 1 <= misalignable(rd[k].body[0])) &&
+			     (rd[k].walk < GT_FOLD_WALK ||
+			      rd[k].walk + 1 <= bs->walkable);
 		int any = 0, folded = 0, mfold = 0, mmark = 0,
 		    ind = rd[k].rnd_ind && (a64 || sg || fx) &&
 			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;
@@ -3419,13 +3428,13 @@ static int put_unaligned(const dbtp_gt_model *m, const struct rewritten *rd,
 	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
 		const struct dbtp_gt_block *bl = blk(m, k);
 		unsigned total = misalignable(rd[k].body[0]);
-		double x = bl->count ? (double)bl->unaligned / bl->count : 0;
+		double x = unaligned_to_make(bl, u);
 		int done = 0;
 
+		if (!total || !x)
+			continue;
 		if (x > total)
 			x = total;
-		if (!total || !(x * u >= 0.5))
-			continue;
 		for (unsigned j = 0, lo = 0; j < u; j++) {
 			unsigned n = copy_share(x, 0, x, j);
 			int r = n ? misalign_copy(&body[j],
