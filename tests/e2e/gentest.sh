@@ -1837,16 +1837,17 @@ eq "validate least of runs" "min true true" "$(jq -r '[.stat, (.configs[] | .ori
 # --fixed: its time under each configuration is taken off both programs'
 # before the ratios and errors (each round's too); the speedup stays on
 # whole times
-printf 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\n' >"$T/burn20k.sh"
-# (configuration b starts as a DBT does: at a cost of its own, 20,000
-# iterations, that the ratios then leave out; the least of three runs,
-# for the fixed part's 22,000 under b to stay below the programs' 40,000
-# on a noisy machine, where their medians once met)
-j=$("$DBTPROF" gentest validate --json --runs 3 --stat min --config "a=env" \
-	--config "b=sh -c '. $T/burn20k.sh; exec \"\$@\"' x" \
-	--original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh" \
-	2>/dev/null) # (b's fixed part above half: a warning)
-eq "validate fixed fields" "sh $T/burn.sh 3 3" "$(jq -r '[.fixed, (.configs[] | .fixed_runs | length)] | join(" ")' <<<"$j")"
+# (wall time of sleeps, which a busy machine barely moves, where CPU
+# time of shell loops once let the fixed part catch up with the
+# programs: configuration b starts as a DBT does, at a cost of its own,
+# 0.1 s, that the ratios then leave out; under b the fixed part takes
+# 0.11 s of the programs' 0.2 s)
+j=$("$DBTPROF" gentest validate --json --runs 3 --stat min --measure wall --config "a=env" \
+	--config "b=sh -c 'sleep 0.1; exec \"\$@\"' x" \
+	--original "sleep 0.1" --generated "sleep 0.1" --fixed "sleep 0.01" \
+	2>"$T/fixed.err") || fail "validate --fixed: $(cat "$T/fixed.err")"
+contains "validate fixed: b's above half" "fixed part is" "$(cat "$T/fixed.err")"
+eq "validate fixed fields" "sleep 0.01 3 3" "$(jq -r '[.fixed, (.configs[] | .fixed_runs | length)] | join(" ")' <<<"$j")"
 eq "validate fixed takes off" "true" "$(jq -r '.configs[1].original_ratio < .configs[1].original_s / .configs[0].original_s - 0.3' <<<"$j")"
 eq "validate fixed ratios" "true true true" "$(jq -r 'def near(a; b): ((a - b) | fabs) < 1e-4 * ((b | fabs) + 1);
 	.configs as $c | [range(2) as $i |
@@ -1864,16 +1865,18 @@ eq "validate fixed round errors" "true true true" "$(jq -r 'def pos(x): if x > 0
 	(pos($c[1].generated_runs[$r] - $c[1].fixed_runs[$r]) / pos($c[0].generated_runs[$r] - $c[0].fixed_runs[$r])) as $g |
 	((($g - $o) | fabs) / $o - $c[1].round_errors[$r] | fabs) < 1e-3 * ($c[1].round_errors[$r] + 1)] | join(" ")' <<<"$j")"
 eq "validate no fixed" "true false" "$(jq -r '[(.fixed == null), (.configs[0] | has("fixed_s"))] | join(" ")' <<<"$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original true --generated true)")"
+printf 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done\n' >"$T/burn20k.sh"
 contains "validate fixed text" "fixed s" "$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" --generated "sh $T/burn20k.sh" --fixed true)"
 # a fixed part of more than half the generated program's time: a warning
-# naming the configuration; a tenth of it: none
-printf 'i=0; while [ $i -lt 15000 ]; do i=$((i+1)); done\n' >"$T/burn15k.sh"
-"$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" \
-	--generated "sh $T/burn20k.sh" --fixed "sh $T/burn15k.sh" >/dev/null 2>"$T/share.err"
+# naming the configuration; a tenth of it: none (sleeps, as above)
+"$DBTPROF" gentest validate --runs 1 --measure wall --config "a=env" --original "sleep 0.1" \
+	--generated "sleep 0.1" --fixed "sleep 0.07" >/dev/null 2>"$T/share.err" ||
+	fail "validate fixed share: $(cat "$T/share.err")"
 contains "validate fixed share: the warning" "warning: the fixed part is" "$(cat "$T/share.err")"
 contains "validate fixed share: where" "of the generated program's time under a:" "$(cat "$T/share.err")"
-"$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn20k.sh" \
-	--generated "sh $T/burn20k.sh" --fixed "sh $T/burn.sh" >/dev/null 2>"$T/share.err"
+"$DBTPROF" gentest validate --runs 1 --measure wall --config "a=env" --original "sleep 0.1" \
+	--generated "sleep 0.1" --fixed "sleep 0.01" >/dev/null 2>"$T/share.err" ||
+	fail "validate fixed share: $(cat "$T/share.err")"
 eq "validate fixed share: none for a tenth" "" "$(grep 'fixed part is' "$T/share.err")"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original "sh $T/burn.sh" --generated true --fixed "sh $T/burn.sh" 2>&1 || true)
 contains "validate fixed too long" "dbtprof: validate: --fixed: under a it takes" "$err"
