@@ -335,10 +335,11 @@ static void print_text(struct report *r)
 			nb += tot.branches[k];
 			nm += tot.mispredicts[k];
 		}
-		printf("Branch predictor: %s branches predicted, %s "
+		printf("Branch predictor (%s): %s branches predicted, %s "
 		       "mispredicted (%.2f%%; conditional %s of %s, indirect "
 		       "%s of %s, returns %s of %s), +%u cycles each\n",
-		       fmt_u64(nb, n1), fmt_u64(nm, n2), 100 * ratio(nm, nb),
+		       predictor_name(r->o.bpred), fmt_u64(nb, n1),
+		       fmt_u64(nm, n2), 100 * ratio(nm, nb),
 		       fmt_u64(tot.mispredicts[DBTP_BPK_COND], n3),
 		       fmt_u64(tot.branches[DBTP_BPK_COND], n4),
 		       fmt_u64(tot.mispredicts[DBTP_BPK_INDIRECT], n5),
@@ -449,6 +450,11 @@ static void print_json(struct report *r)
 	json_str(&j, "alias", alias_name(r->o.alias));
 	json_bool(&j, "cache_model", r->o.cache);
 	json_bool(&j, "branch_predictor", r->o.bpred);
+	if (r->o.bpred)
+		json_str(&j, "conditional_predictor",
+			 predictor_name(r->o.bpred));
+	else
+		json_null(&j, "conditional_predictor");
 	json_bool(&j, "memory_renaming", r->o.memren);
 	json_bool(&j, "front_end", r->o.front_end);
 	if (r->o.bpred)

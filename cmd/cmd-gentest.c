@@ -74,6 +74,11 @@ static const char usage_text[] =
     "                          or call whose target changed as often\n"
     "                          goes to random targets (a table indexed\n"
     "                          by a random byte)\n"
+    "      --branch-predictor P  the predictor that counts the profiles'\n"
+    "                          conditional mispredictions: gshare (the\n"
+    "                          default) or tage, a TAGE, nearer a modern\n"
+    "                          CPU's (fewer random branches where a\n"
+    "                          longer history predicts them)\n"
     "      --no-cross-page     keep every branch on its page; by default\n"
     "                          a block's direct jump, call or (x86-64)\n"
     "                          conditional branch continues on another\n"
@@ -292,7 +297,8 @@ static void print_branches(const dbtp_gt_model *m, uint32_t p)
 	char n1[32], n2[32];
 
 	dbtp_gt_model_branches(m, p, &b);
-	printf("  mispredicted branches (dbtprof's predictor):");
+	printf("  mispredicted branches (dbtprof's predictor, %s):",
+	       predictor_name(dbtp_gt_model_predictor(m)));
 	for (int k = 0; k < DBTP_BPK_N; k++) {
 		printf("%s %s %s of %s", k ? "," : "", bpk_name[k],
 		       fmt_u64(b.miss[k], n1), fmt_u64(b.n[k], n2));
@@ -439,6 +445,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_begin(&j, stdout);
 	json_str(&j, "output", out);
 	json_bool(&j, "naive", naive);
+	json_str(&j, "branch_predictor",
+		 predictor_name(dbtp_gt_model_predictor(m)));
 	json_arr(&j, "profiles");
 	for (uint32_t p = 0; p < dbtp_gt_model_nprofiles(m); p++) {
 		json_obj(&j, NULL);
@@ -1113,6 +1121,7 @@ struct reading {
 struct readings {
 	struct reading *r;
 	int n, next; /* next under mu */
+	int predictor;
 	pthread_mutex_t mu;
 };
 
@@ -1130,6 +1139,7 @@ static void *read_some(void *arg)
 			return NULL;
 		r->rc =
 		    dbtp_gt_model_new(&r->m, &r->err) ||
+		    dbtp_gt_model_set_predictor(r->m, rs->predictor, &r->err) ||
 		    dbtp_gt_model_add(r->m, r->t, r->path, r->threads, &r->err);
 	}
 }
@@ -1146,15 +1156,16 @@ static int cpus_allowed(void)
 
 /*
  * Read the @n profiles @paths (thread parameters @tp), up to @jobs
- * (0: as many as CPUs) at once, each into a model of its own, then merged
+ * (0: as many as CPUs) at once, each into a model of its own with branch
+ * predictor @predictor (DBTP_BPRED_*), then merged
  * in order into *@out: the model reading them one after another makes.
  * Every trace is opened and checked first, so that a bad one fails at
  * once.
  */
 static int read_profiles(dbtp_gt_model **out, char **paths, const double *tp,
-			 int n, int jobs, dbtp_err *err)
+			 int n, int jobs, int predictor, dbtp_err *err)
 {
-	struct readings rs = {calloc((size_t)n, sizeof(*rs.r)), n, 0,
+	struct readings rs = {calloc((size_t)n, sizeof(*rs.r)), n, 0, predictor,
 			      PTHREAD_MUTEX_INITIALIZER};
 	pthread_t *th = NULL;
 	int started = 0, rc = -1;
@@ -1235,7 +1246,8 @@ int cmd_gentest(int argc, char **argv)
 		O_NO_MISSES,
 		O_UNALIGNED,
 		O_NO_UNALIGNED,
-		O_FP_EXACT
+		O_FP_EXACT,
+		O_BPRED
 	};
 	static const struct option opts[] = {
 	    {"jobs", required_argument, NULL, 'j'},
@@ -1258,6 +1270,7 @@ int cmd_gentest(int argc, char **argv)
 	    {"unaligned", no_argument, NULL, O_UNALIGNED},
 	    {"no-unaligned", no_argument, NULL, O_NO_UNALIGNED},
 	    {"fp-exact", no_argument, NULL, O_FP_EXACT},
+	    {"branch-predictor", required_argument, NULL, O_BPRED},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -1270,7 +1283,7 @@ int cmd_gentest(int argc, char **argv)
 	dbtp_err err = {0};
 	char **paths = NULL;
 	double *tp = NULL;
-	int c, json = 0, rc = 1, n, jobs = 0;
+	int c, json = 0, rc = 1, n, jobs = 0, bp = DBTP_BPRED_GSHARE;
 	FILE *f = NULL;
 
 	if (argc > 1 && !strcmp(argv[1], "validate"))
@@ -1327,6 +1340,13 @@ int cmd_gentest(int argc, char **argv)
 			break;
 		case O_FP_EXACT:
 			eo.fp_exact = 1;
+			break;
+		case O_BPRED:
+			if ((bp = predictor(optarg)) < 0)
+				return usage_error("gentest",
+						   "--branch-predictor wants "
+						   "gshare or tage, not '%s'",
+						   optarg);
 			break;
 		case O_BLOCKS:
 		case O_SEED:
@@ -1461,7 +1481,7 @@ int cmd_gentest(int argc, char **argv)
 			}
 			tp[i] = 1;
 		}
-	if (read_profiles(&m, paths, tp, n, jobs, &err))
+	if (read_profiles(&m, paths, tp, n, jobs, bp, &err))
 		goto fail;
 	if (dbtp_gt_model_finish(m, &err))
 		goto fail;

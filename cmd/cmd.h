@@ -82,7 +82,7 @@ enum {
 #define MODEL_LONG_OPTIONS \
 	{"cache", no_argument, NULL, MO_CACHE}, \
 	{"cache-penalty", required_argument, NULL, MO_CACHE_PENALTY}, \
-	{"branch-predictor", no_argument, NULL, MO_BPRED}, \
+	{"branch-predictor", optional_argument, NULL, MO_BPRED}, \
 	{"mispredict-penalty", required_argument, NULL, MO_MISPREDICT}, \
 	{"memory-renaming", no_argument, NULL, MO_MEMREN}, \
 	{"front-end", no_argument, NULL, MO_FRONTEND}, \
@@ -92,10 +92,12 @@ enum {
 	"                       (32K, 8-way) and L2 (1M, 16-way) per thread;\n" \
 	"                       an L1 miss adds 10 cycles, an L2 miss 40\n" \
 	"      --cache-penalty L2,MEM  those two penalties (implies --cache)\n" \
-	"      --branch-predictor  add a branch predictor (gshare, indirect\n" \
-	"                       targets, return stack); after a misprediction\n" \
-	"                       dispatch resumes a penalty after the branch\n" \
-	"                       has executed (the CPU's LLVM model's, 13-14)\n" \
+	"      --branch-predictor[=gshare|tage]  add a branch predictor\n" \
+	"                       (conditional branches by gshare, the default,\n" \
+	"                       or a TAGE; indirect targets, return stack);\n" \
+	"                       after a misprediction dispatch resumes a\n" \
+	"                       penalty after the branch has executed (the\n" \
+	"                       CPU's LLVM model's, 13-14)\n" \
 	"      --mispredict-penalty N  that penalty (implies --branch-predictor)\n" \
 	"      --memory-renaming  a mov or pop of the bytes an older store\n" \
 	"                       wrote the same way takes the stored value at\n" \
@@ -122,6 +124,11 @@ struct dbtp_timing;
 int model_warm(struct dbtp_timing *tm, const char *path);
 /** model_flush() - write the timing table's cache; a warning if it fails. */
 void model_flush(struct dbtp_timing *tm);
+/** predictor() - DBTP_BPRED_GSHARE for "gshare" or NULL, DBTP_BPRED_TAGE
+ * for "tage", else -1. */
+int predictor(const char *name);
+/** predictor_name() - "gshare" or "tage" for a DBTP_BPRED_* kind. */
+const char *predictor_name(int kind);
 /** model_defaults() - fill in the cache penalties --cache implies. */
 void model_defaults(struct dbtp_cycles_opts *o);
 /** write_file() - create @path with @len bytes of @p; prints the error. */

@@ -334,6 +334,18 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+int predictor(const char *name)
+{
+	if (!name || !strcmp(name, "gshare"))
+		return DBTP_BPRED_GSHARE;
+	return strcmp(name, "tage") ? -1 : DBTP_BPRED_TAGE;
+}
+
+const char *predictor_name(int kind)
+{
+	return kind == DBTP_BPRED_TAGE ? "tage" : "gshare";
+}
+
 int model_option(const char *cmd, int c, const char *arg,
 		 struct dbtp_cycles_opts *o)
 {
@@ -358,7 +370,13 @@ int model_option(const char *cmd, int c, const char *arg,
 		o->mem_penalty = b;
 		return 1;
 	case MO_BPRED:
-		o->bpred = 1;
+		if ((o->bpred = predictor(arg)) < 0) {
+			usage_error(cmd,
+				    "--branch-predictor wants gshare or tage, "
+				    "not '%s'",
+				    arg);
+			return -1;
+		}
 		return 1;
 	case MO_MEMREN:
 		o->memren = 1;
@@ -367,7 +385,8 @@ int model_option(const char *cmd, int c, const char *arg,
 		o->front_end = 1;
 		return 1;
 	case MO_FULL:
-		o->cache = o->bpred = o->memren = o->front_end = 1;
+		o->cache = o->memren = o->front_end = 1;
+		o->bpred = o->bpred ? o->bpred : DBTP_BPRED_GSHARE;
 		return 1;
 	case MO_MISPREDICT:
 		if (sscanf(arg, "%u%n", &a, &used) != 1 || arg[used] ||
@@ -378,7 +397,7 @@ int model_option(const char *cmd, int c, const char *arg,
 				    arg);
 			return -1;
 		}
-		o->bpred = 1;
+		o->bpred = o->bpred ? o->bpred : DBTP_BPRED_GSHARE;
 		o->mispredict_penalty = a;
 		return 1;
 	}

@@ -33,11 +33,19 @@
 #define DBTP_TIMING_MAX_BYTES 16   /* bytes of one instruction */
 #define DBTP_CYCLES_L2_PENALTY 10  /* default extra cycles, L1 miss */
 #define DBTP_CYCLES_MEM_PENALTY 40 /* default extra cycles, L2 miss */
-/* Branch predictor (lib/analysis/bpred.h has the rules). */
+/* Branch predictor (lib/analysis/bpred.h has the rules), its
+ * conditional predictor one of: */
+#define DBTP_BPRED_GSHARE 1
+#define DBTP_BPRED_TAGE 2
 #define DBTP_BPRED_HIST_BITS 14 /* gshare: history bits, log2 counters */
 #define DBTP_BPRED_BTB 4096	/* indirect-target table entries */
 #define DBTP_BPRED_PATH_SHIFT 3 /* path history: bits per older target */
 #define DBTP_BPRED_RAS 32	/* return address stack entries */
+#define DBTP_TAGE_TABLES 6	/* TAGE: tagged tables (histories 5-129) */
+#define DBTP_TAGE_BITS 12	/* log2 entries of a tagged table */
+#define DBTP_TAGE_TAG_BITS 10	/* bits of a tag */
+#define DBTP_TAGE_BASE_BITS 14	/* log2 two-bit counters of the base */
+#define DBTP_TAGE_AGE_BITS 18	/* usefulness halved every 2^18 branches */
 /* Bytes a rep string moves per cycle (fast strings): QEMU runs one
  * element per block; one in this many bytes is timed, as a 1-cycle
  * operation chained through rcx, rsi and rdi. */
@@ -259,12 +267,14 @@ struct dbtp_cycles_opts {
 	 * missing L2 @mem_penalty more. */
 	int cache;
 	unsigned l2_penalty, mem_penalty;
-	/* Optional branch predictor (off unless @bpred): the branch ending
-	 * each block is predicted against the block that really follows
-	 * (bpred.h: gshare, last-target table, return stack); after a
-	 * misprediction the next instruction dispatches no earlier than
-	 * @mispredict_penalty cycles after the branch has executed (0: the
-	 * CPU's, dbtp_timing_mispredict_penalty()). */
+	/* Optional branch predictor (off if @bpred is 0, else
+	 * DBTP_BPRED_GSHARE or DBTP_BPRED_TAGE for conditional branches):
+	 * the branch ending each block is predicted against the block that
+	 * really follows (bpred.h: gshare or TAGE, last-target tables,
+	 * return stack); after a misprediction the next instruction
+	 * dispatches no earlier than @mispredict_penalty cycles after the
+	 * branch has executed (0: the CPU's,
+	 * dbtp_timing_mispredict_penalty()). */
 	int bpred;
 	unsigned mispredict_penalty;
 	/* Memory renaming (x86, off unless @memren), as AMD's Zen 2 and

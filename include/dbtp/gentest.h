@@ -187,6 +187,15 @@ typedef struct dbtp_gt_model dbtp_gt_model;
 int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err);
 
 /**
+ * dbtp_gt_model_set_predictor() - the conditional branch predictor that
+ * counts the profiles' mispredictions (struct dbtp_gt_branches),
+ * DBTP_BPRED_GSHARE (the default) or DBTP_BPRED_TAGE (dbtp/cycles.h);
+ * before the first dbtp_gt_model_add().  Models merged must agree.
+ */
+int dbtp_gt_model_set_predictor(dbtp_gt_model *m, int kind, dbtp_err *err);
+int dbtp_gt_model_predictor(const dbtp_gt_model *m);
+
+/**
  * dbtp_gt_model_add() - read one blocks- or mem-mode profile to its end.
  * @t: an open trace.
  * @name: its name for messages.

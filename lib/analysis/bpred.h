@@ -3,11 +3,13 @@
  * bpred.h - the cycle model's branch predictor (doc/dbtprof-cycles.md,
  * "Branch prediction"): one per modelled thread.
  *
- *  - Conditional branches: gshare.  2^DBTP_BPRED_HIST_BITS two-bit
- *    counters, indexed by the branch address (divided by 4 on AArch64)
- *    XOR the global history of the last DBTP_BPRED_HIST_BITS conditional
- *    outcomes (newest in bit 0); counters start weakly not-taken (1),
- *    predict taken at 2 or 3.
+ *  - Conditional branches, DBTP_BPRED_GSHARE: gshare.
+ *    2^DBTP_BPRED_HIST_BITS two-bit counters, indexed by the branch
+ *    address (divided by 4 on AArch64) XOR the global history of the last
+ *    DBTP_BPRED_HIST_BITS conditional outcomes (newest in bit 0); counters
+ *    start weakly not-taken (1), predict taken at 2 or 3.
+ *  - Conditional branches, DBTP_BPRED_TAGE: a TAGE (tagged geometric
+ *    history lengths), bpred.c has its rules.
  *  - Indirect jumps and calls: a direct-mapped, fully tagged table of
  *    DBTP_BPRED_BTB last targets, indexed like the counters but without
  *    the history; a missing entry is a misprediction.
@@ -34,8 +36,11 @@ struct bpred_btb {
 	uint64_t pc, target; /* pc 0: empty (pc + 1 is stored) */
 };
 
+struct tage;
+
 struct bpred {
 	unsigned shift;
+	struct tage *tage; /* DBTP_BPRED_TAGE, else NULL (gshare) */
 	uint32_t hist, path;
 	uint8_t pht[BPRED_PHT];
 	struct bpred_btb btb[DBTP_BPRED_BTB];
@@ -44,17 +49,28 @@ struct bpred {
 	unsigned top, depth;
 };
 
-/** bpred_new() - a predictor; @shift: address bits dropped (AArch64: 2). */
-bpred *bpred_new(unsigned shift);
+/**
+ * bpred_new() - a predictor; @shift: address bits dropped (AArch64: 2),
+ * @kind: DBTP_BPRED_GSHARE or DBTP_BPRED_TAGE for conditional branches.
+ */
+bpred *bpred_new(unsigned shift, int kind);
 void bpred_free(bpred *b);
+
+/** tage_cond() - bpred_cond() of a TAGE, @a the address less its shift. */
+int tage_cond(struct tage *t, uint64_t a, int taken);
 
 /** bpred_cond() - predict and train; 1 if @taken was mispredicted. */
 static inline int bpred_cond(bpred *b, uint64_t pc, int taken)
 {
-	uint32_t i = (uint32_t)((pc >> b->shift) ^ b->hist) & (BPRED_PHT - 1);
-	uint8_t *ctr = &b->pht[i];
-	int miss = (*ctr >= 2) != !!taken;
+	uint32_t i;
+	uint8_t *ctr;
+	int miss;
 
+	if (b->tage)
+		return tage_cond(b->tage, pc >> b->shift, taken);
+	i = (uint32_t)((pc >> b->shift) ^ b->hist) & (BPRED_PHT - 1);
+	ctr = &b->pht[i];
+	miss = (*ctr >= 2) != !!taken;
 	if (taken && *ctr < 3)
 		(*ctr)++;
 	else if (!taken && *ctr > 0)

@@ -779,7 +779,8 @@ static int pipe_bufs(const dbtp_cycles *c, struct pipe *p)
 		return -1;
 	}
 	if (c->o.bpred &&
-	    !(p->bp = bpred_new(c->arch == DBTP_ARCH_AARCH64 ? 2 : 0))) {
+	    !(p->bp = bpred_new(c->arch == DBTP_ARCH_AARCH64 ? 2 : 0,
+				c->o.bpred))) {
 		pipe_release(p);
 		return -1;
 	}
@@ -1431,6 +1432,11 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		return dbtp_err_set(err, EINVAL,
 				    "cycle model: unsupported architecture %s",
 				    dbtp_arch_name(arch));
+	if (o && o->bpred && o->bpred != DBTP_BPRED_GSHARE &&
+	    o->bpred != DBTP_BPRED_TAGE)
+		return dbtp_err_set(err, EINVAL,
+				    "cycle model: no branch predictor %d",
+				    o->bpred);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return nomem(err);

@@ -56,8 +56,9 @@ struct dbtp_gt_model {
 	struct dbtp_gt_group *grp;
 	uint32_t ngrp;
 	int finished;
-	int mem;     /* some profile had memory accesses */
-	int sampled; /* some profile's tallies are estimates (cache_sample) */
+	int mem;       /* some profile had memory accesses */
+	int sampled;   /* some profile's tallies are estimates (cache_sample) */
+	int predictor; /* DBTP_BPRED_GSHARE or DBTP_BPRED_TAGE */
 	/* after finish, blocks are sorted by address and bytes: */
 	uint32_t *old2new, *new2old;
 };
@@ -67,7 +68,26 @@ int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err)
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return dbtp_err_set(err, ENOMEM, "out of memory");
+	(*out)->predictor = DBTP_BPRED_GSHARE;
 	return 0;
+}
+
+int dbtp_gt_model_set_predictor(dbtp_gt_model *m, int kind, dbtp_err *err)
+{
+	if (kind != DBTP_BPRED_GSHARE && kind != DBTP_BPRED_TAGE)
+		return dbtp_err_set(err, EINVAL, "no branch predictor %d",
+				    kind);
+	if (m->nprof)
+		return dbtp_err_set(err, EINVAL,
+				    "the predictor is chosen before the "
+				    "first profile");
+	m->predictor = kind;
+	return 0;
+}
+
+int dbtp_gt_model_predictor(const dbtp_gt_model *m)
+{
+	return m->predictor;
 }
 
 static uint64_t block_hash(const struct dbtp_block *b)
@@ -290,7 +310,8 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 	if (!last)
 		return 0;
 	if (!tr->bp &&
-	    !(tr->bp = bpred_new(m->arch == DBTP_ARCH_AARCH64 ? 2 : 0)))
+	    !(tr->bp = bpred_new(m->arch == DBTP_ARCH_AARCH64 ? 2 : 0,
+				 m->predictor)))
 		return -1;
 	b = &m->blk[last - 1];
 	k = bpred_branch(tr->bp, b->br, b->br_ind, b->br_pc,
@@ -630,6 +651,9 @@ int dbtp_gt_model_merge(dbtp_gt_model *m, dbtp_gt_model *src, dbtp_err *err)
 		return dbtp_err_set(
 		    err, EINVAL, "profiles of two architectures, %s and %s",
 		    dbtp_arch_name(m->arch), dbtp_arch_name(src->arch));
+	if (m->predictor != src->predictor)
+		return dbtp_err_set(err, EINVAL,
+				    "profiles read with two branch predictors");
 	map = malloc((src->nblk ? src->nblk : 1) * sizeof(*map));
 	p = realloc(m->prof, (m->nprof + src->nprof) * sizeof(*p));
 	if (p)

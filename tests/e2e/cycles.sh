@@ -255,9 +255,22 @@ bp='[.branches.conditional, .branches.conditional_mispredicted, .branches.indire
 eq "loop branches skylake" "10000 16 0 0 14" "$(cy "$T/l.trace" "$bp" --mcpu skylake --branch-predictor)"
 eq "loop branches znver3" "10000 16 0 0 13" "$(cy "$T/l.trace" "$bp" --mcpu znver3 --branch-predictor)"
 eq "loop branches cortex-a57" "10000 16 0 0 14" "$(cy "$T/la.trace" "$bp" --mcpu cortex-a57 --branch-predictor)"
+# The TAGE (--branch-predictor=tage): its base counter starts weakly not
+# taken (the first outcome mispredicted) and predicts taken from then
+# on; the exit, 2 (test-cycles says why).  --full-model keeps the choice.
+bpk='[.branches.conditional, .branches.conditional_mispredicted, .branches.indirect, .branches.return, .mispredict_penalty, .conditional_predictor] | join(" ")'
+eq "loop branches tage" "10000 2 0 0 14 tage" "$(cy "$T/l.trace" "$bpk" --mcpu skylake --branch-predictor=tage)"
+eq "loop branches tage, aarch64" "10000 2 0 0 14" "$(cy "$T/la.trace" "$bp" --mcpu cortex-a57 --branch-predictor=tage)"
+eq "loop branches tage, full model" "2 tage" "$(cy "$T/l.trace" '[.branches.conditional_mispredicted, .conditional_predictor] | join(" ")' --mcpu skylake --branch-predictor=tage --full-model)"
+eq "loop branches gshare named" "16 gshare" "$(cy "$T/l.trace" '[.branches.conditional_mispredicted, .conditional_predictor] | join(" ")' --mcpu skylake --branch-predictor=gshare)"
+for bad in tag '' 2; do
+	eq "bad predictor '$bad'" 2 "$(status "$DBTPROF" cycles --branch-predictor="$bad" "$T/l.trace")"
+done
+contains "bad predictor message" "--branch-predictor wants gshare or tage, not 'tag'" \
+	"$("$DBTPROF" cycles --branch-predictor=tag "$T/l.trace" 2>&1 || true)"
 eq "penalty option" "10000 16 0 0 20" "$(cy "$T/l.trace" "$bp" --mcpu skylake --mispredict-penalty 20)"
-eq "predictor off" "0 0 false null" "$(cy "$T/l.trace" \
-	'[.branches.conditional, .stalls.branch_mispredict, .branch_predictor, (.mispredict_penalty | tostring)] | join(" ")' --mcpu skylake)"
+eq "predictor off" "0 0 false null null" "$(cy "$T/l.trace" \
+	'[.branches.conditional, .stalls.branch_mispredict, .branch_predictor, (.mispredict_penalty | tostring), (.conditional_predictor | tostring)] | join(" ")' --mcpu skylake)"
 # The 16 mispredictions hold dispatch back, and cost cycles.
 jq -e '.stalls.branch_mispredict >= 16 * 14' >/dev/null <<<"$("$DBTPROF" cycles --json --mcpu skylake --branch-predictor "$T/l.trace")" ||
 	fail "loop: mispredictions hold dispatch for fewer than 16 x 14 cycles"
@@ -265,7 +278,7 @@ checks=$((checks + 1))
 [ "$(cy "$T/l.trace" .total_cycles --mcpu skylake --branch-predictor)" -gt \
 	"$(cy "$T/l.trace" .total_cycles --mcpu skylake)" ] || fail "predictor adds no cycles"
 checks=$((checks + 1))
-contains "predictor text" "Branch predictor: 10,000 branches predicted, 16 mispredicted" \
+contains "predictor text" "Branch predictor (gshare): 10,000 branches predicted, 16 mispredicted" \
 	"$("$DBTPROF" cycles --mcpu skylake --branch-predictor "$T/l.trace")"
 contains "diff takes the predictor" "delta = cycles(B) / cycles(A) = 1.0000" \
 	"$("$DBTPROF" diff --mcpu skylake --branch-predictor "$T/l.trace" "$T/l.trace")"

@@ -571,6 +571,17 @@ eq "loop branches" "10000 16 0 0" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/l
 eq "aarch64 loop branches" "10000 16 0 0" "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a.trace" | jq -r "$br")"
 contains "loop branches, text" "conditional 16 of 10,000, indirect 0 of 0, return 0 of 0; 0.80 per 1000 instructions" \
 	"$("$DBTPROF" gentest -o "$T/x.c" "$T/loop.trace")"
+# --branch-predictor tage: the loop's branch mispredicted twice (the
+# first outcome and the exit, test-cycles says why); in the summary
+eq "loop branches, tage" "10000 2 0 0 tage" "$("$DBTPROF" gentest --json --branch-predictor tage -o "$T/x.c" "$T/loop.trace" |
+	jq -r "($br) + \" \" + .branch_predictor")"
+eq "aarch64 loop branches, tage" "10000 2 0 0" "$("$DBTPROF" gentest --json --branch-predictor tage -o "$T/x.c" "$T/a.trace" | jq -r "$br")"
+contains "loop branches, tage, text" "(dbtprof's predictor, tage): conditional 2 of 10,000" \
+	"$("$DBTPROF" gentest --branch-predictor tage -o "$T/x.c" "$T/loop.trace")"
+eq "loop branches, gshare named" "gshare" "$("$DBTPROF" gentest --json --branch-predictor gshare -o "$T/x.c" "$T/loop.trace" | jq -r .branch_predictor)"
+eq "bad predictor" 2 "$(status "$DBTPROF" gentest --branch-predictor tag -o "$T/x.c" "$T/loop.trace")"
+err=$("$DBTPROF" gentest --branch-predictor tag -o "$T/x.c" "$T/loop.trace" 2>&1 | head -1 || true)
+eq "bad predictor message" "dbtprof gentest: --branch-predictor wants gshare or tage, not 'tag'" "$err"
 # qsort of pseudo-random numbers through a comparison function (calls,
 # returns, PLT jumps): as cycles counts them, and the comparisons'
 # branches are mispredicted often.
@@ -598,6 +609,9 @@ j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/qs.trace")
 eq "qsort branches = cycles'" \
 	"$("$DBTPROF" cycles --json --mcpu skylake --branch-predictor "$T/qs.trace" | jq -c .branches)" \
 	"$(jq -c '.profiles[0].branches' <<<"$j")"
+eq "qsort branches = cycles', tage" \
+	"$("$DBTPROF" cycles --json --mcpu skylake --branch-predictor=tage "$T/qs.trace" | jq -c .branches)" \
+	"$("$DBTPROF" gentest --json --branch-predictor tage -o "$T/x.c" "$T/qs.trace" | jq -c '.profiles[0].branches')"
 jq -e '.profiles[0].branches | .conditional_mispredicted * 20 > .conditional and .return > 50000 and .indirect > 50000' >/dev/null <<<"$j" ||
 	fail "qsort: expected calls, returns and > 5% mispredicted conditional branches"
 checks=$((checks + 1))

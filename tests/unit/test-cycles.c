@@ -441,11 +441,12 @@ static const uint8_t RET[] = {0xc3};		  /* ret */
 static const uint8_t JMP_RAX[] = {0xff, 0xe0};	  /* jmp rax */
 static const uint8_t NOP[] = {0x90};		  /* nop */
 
-/* A model with the branch predictor and a penalty of @penalty. */
-static dbtp_cycles *bp_model(dbtp_timing *t, unsigned penalty)
+/* A model with the branch predictor @kind (DBTP_BPRED_*) and a penalty of
+ * @penalty. */
+static dbtp_cycles *bp_model_of(dbtp_timing *t, unsigned penalty, int kind)
 {
 	struct dbtp_cycles_opts o = {.alias = DBTP_ALIAS_NONE,
-				     .bpred = 1,
+				     .bpred = kind,
 				     .mispredict_penalty = penalty};
 	dbtp_cycles *c = NULL;
 	dbtp_err err = {0};
@@ -456,6 +457,11 @@ static dbtp_cycles *bp_model(dbtp_timing *t, unsigned penalty)
 		exit(1);
 	}
 	return c;
+}
+
+static dbtp_cycles *bp_model(dbtp_timing *t, unsigned penalty)
+{
+	return bp_model_of(t, penalty, DBTP_BPRED_GSHARE);
 }
 
 /* One execution of the one-instruction block @id = @code at @vaddr (the
@@ -515,6 +521,79 @@ static void test_bp_loop(void)
 	CHECK_EQ(k.branches[DBTP_BPK_INDIRECT] + k.branches[DBTP_BPK_RETURN],
 		 0);
 	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/*
+ * The same loop through the TAGE: its base counter (index 0) starts
+ * weakly not taken, so the first outcome is mispredicted; the entry then
+ * taken in a tagged table is indexed by the empty history, which the
+ * loop's ones never fold back to, and the base, now taken, predicts the
+ * rest up to the exit: 2 of 21.
+ */
+static void test_bp_tage_loop(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model_of(t, 10, DBTP_BPRED_TAGE);
+	struct dbtp_cycles_counts k;
+
+	for (int i = 0; i < 21; i++)
+		one(c, 1, 0x500000, JNE, sizeof(JNE));
+	one(c, 2, 0x500002, NOP, sizeof(NOP));
+	k = bp_total(c);
+	CHECK_EQ(k.branches[DBTP_BPK_COND], 21);
+	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 2);
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+}
+
+/* Conditional mispredictions of @periods passes of a loop of 40 whose
+ * exit branch is taken 39 times then not (the exit falls through to a
+ * block without a branch). */
+static uint64_t loop40_misses(int kind, int periods)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model_of(t, 10, kind);
+	uint64_t m;
+
+	for (int p = 0; p < periods; p++) {
+		for (int i = 0; i < 40; i++)
+			one(c, 1, 0x500000, JNE, sizeof(JNE));
+		one(c, 2, 0x500002, NOP, sizeof(NOP));
+	}
+	m = bp_total(c).mispredicts[DBTP_BPK_COND];
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+	return m;
+}
+
+/*
+ * A pattern beyond gshare's 14 outcomes of history: once learned, gshare
+ * misses every exit (39 ones before it, as before 25 of the taken
+ * outcomes), the TAGE none (its 65- and 129-outcome tables see the last
+ * exit).  Passes 51 to 100, from the difference of two runs.
+ */
+static void test_bp_tage_history(void)
+{
+	CHECK_EQ(loop40_misses(DBTP_BPRED_GSHARE, 100) -
+		     loop40_misses(DBTP_BPRED_GSHARE, 50),
+		 50);
+	CHECK_EQ(loop40_misses(DBTP_BPRED_TAGE, 100) -
+		     loop40_misses(DBTP_BPRED_TAGE, 50),
+		 0);
+}
+
+/* A predictor the model does not have. */
+static void test_bp_kind(void)
+{
+	dbtp_timing *t = table(4, BIT(P0));
+	struct dbtp_cycles_opts o = {.bpred = 3};
+	dbtp_cycles *c = NULL;
+	dbtp_err err = {0};
+
+	CHECK(dbtp_cycles_new(&c, t, DBTP_ARCH_X86_64, &o, &err) == -1);
+	CHECK(c == NULL);
+	CHECK_STR(err.msg, "cycle model: no branch predictor 3");
 	dbtp_timing_free(t);
 }
 
@@ -842,6 +921,9 @@ int main(void)
 	test_threads();
 	test_errors();
 	test_bp_loop();
+	test_bp_tage_loop();
+	test_bp_tage_history();
+	test_bp_kind();
 	test_bp_penalty();
 	test_bp_ras();
 	test_bp_indirect();

@@ -1496,6 +1496,32 @@ static void test_cold(void)
 	dbtp_gt_model_free(m[2]);
 }
 
+/* The predictor of a model's mispredictions: gshare unless set, before
+ * the first profile; models merged agree (test_cold()'s trace). */
+static void test_predictor(void)
+{
+	char path[256];
+	dbtp_gt_model *m[2] = {NULL, NULL};
+	dbtp_err err = {0};
+
+	snprintf(path, sizeof(path), "%s/cold.trace", dir);
+	for (int k = 0; k < 2; k++)
+		CHECK(!dbtp_gt_model_new(&m[k], &err));
+	CHECK_EQ(dbtp_gt_model_predictor(m[0]), DBTP_BPRED_GSHARE);
+	CHECK(dbtp_gt_model_set_predictor(m[0], 3, &err) == -1);
+	CHECK_STR(err.msg, "no branch predictor 3");
+	CHECK(!dbtp_gt_model_set_predictor(m[1], DBTP_BPRED_TAGE, &err));
+	CHECK_EQ(dbtp_gt_model_predictor(m[1]), DBTP_BPRED_TAGE);
+	add_profile(m[0], path, 1);
+	add_profile(m[1], path, 1);
+	CHECK(dbtp_gt_model_set_predictor(m[0], DBTP_BPRED_TAGE, &err) == -1);
+	CHECK_STR(err.msg, "the predictor is chosen before the first profile");
+	CHECK(dbtp_gt_model_merge(m[0], m[1], &err) == -1);
+	CHECK_STR(err.msg, "profiles read with two branch predictors");
+	dbtp_gt_model_free(m[0]);
+	dbtp_gt_model_free(m[1]);
+}
+
 /* --fp-exact: addsd and mulsd (a memory form) each follow ldmxcsr of the
  * default MXCSR, paddd (integer) does not; without it, nothing. */
 static void test_fp_exact(void)
@@ -1677,6 +1703,7 @@ int main(void)
 	test_loader();
 	test_reads();
 	test_cold();
+	test_predictor();
 	test_fp_exact();
 	test_chase();
 	test_vstats();
