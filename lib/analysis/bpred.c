@@ -31,26 +31,25 @@
 #include "analysis/bpred.h"
 
 #define NT DBTP_TAGE_TABLES
-#define HIST_RING 256 /* outcomes kept: above the longest history */
+#define IW DBTP_TAGE_BITS     /* index bits */
+#define TW DBTP_TAGE_TAG_BITS /* tag bits */
+#define HIST_RING 256	      /* outcomes kept: above the longest history */
 
 /* The history lengths: geometric, 5 to 129. */
 static const unsigned tage_hist[NT] = {5, 9, 17, 33, 65, 129};
 
 struct tage_entry {
-	uint16_t tag;
+	uint16_t tag; /* bit 15 set: an entry never taken (0) matches none */
 	uint8_t ctr, u;
 };
 
-/* The last @len outcomes folded (XOR) into @width bits. */
-struct fold {
-	uint32_t v;
-	unsigned len, width;
-};
-
+/* The folded histories of table k: its last tage_hist[k] outcomes XORed
+ * into IW bits (fi, for the index), TW and TW - 1 (ft, ft2, for the tag),
+ * the outcome a ago at bit a % width. */
 struct tage {
 	uint8_t base[1u << DBTP_TAGE_BASE_BITS];
-	struct tage_entry t[NT][1u << DBTP_TAGE_BITS];
-	struct fold idx[NT], tag[NT], tag2[NT];
+	struct tage_entry t[NT][1u << IW];
+	uint32_t fi[NT], ft[NT], ft2[NT];
 	uint8_t hist[HIST_RING]; /* hist[(head + a) % HIST_RING]: a ago */
 	unsigned head;
 	int use_alt; /* -8..7 */
@@ -58,35 +57,28 @@ struct tage {
 	uint64_t n;
 };
 
-static void fold_init(struct fold *f, unsigned len, unsigned width)
+/* @v, of @w bits, aged by one: each outcome a bit up, the top one to 0. */
+static inline uint32_t rot1(uint32_t v, unsigned w)
 {
-	f->v = 0;
-	f->len = len;
-	f->width = width;
+	return ((v << 1) | (v >> (w - 1))) & ((1u << w) - 1);
 }
 
-/* Age the folded outcomes by one: the newest @in enters at bit 0, the
- * one now @len old leaves from bit len % width. */
-static void fold_push(struct fold *f, unsigned in, unsigned out)
+/* Take outcome @in into the history and the folds, and the one now
+ * tage_hist[k] old out of table k's. */
+static void tage_push(struct tage *t, unsigned in)
 {
-	uint32_t m = (1u << f->width) - 1;
+	t->head = (t->head + HIST_RING - 1) % HIST_RING;
+	t->hist[t->head] = (uint8_t)in;
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < NT; k++) {
+		unsigned h = tage_hist[k],
+			 out = t->hist[(t->head + h) % HIST_RING];
 
-	f->v = ((f->v << 1) | (f->v >> (f->width - 1))) & m;
-	f->v ^= in ^ (out << (f->len % f->width));
-}
-
-static uint32_t tage_index(const struct tage *t, unsigned k, uint64_t a)
-{
-	return (uint32_t)(a ^ (a >> (DBTP_TAGE_BITS - k)) ^ t->idx[k].v) &
-	       ((1u << DBTP_TAGE_BITS) - 1);
-}
-
-/* (with bit 15 set: an entry never taken, tag 0, matches none) */
-static uint16_t tage_tag(const struct tage *t, unsigned k, uint64_t a)
-{
-	return (uint16_t)(((a ^ t->tag[k].v ^ (t->tag2[k].v << 1)) &
-			   ((1u << DBTP_TAGE_TAG_BITS) - 1)) |
-			  0x8000);
+		t->fi[k] = rot1(t->fi[k], IW) ^ in ^ (out << h % IW);
+		t->ft[k] = rot1(t->ft[k], TW) ^ in ^ (out << h % TW);
+		t->ft2[k] =
+		    rot1(t->ft2[k], TW - 1) ^ in ^ (out << h % (TW - 1));
+	}
 }
 
 static int sat(int v, int lo, int hi)
@@ -106,20 +98,25 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 {
 	uint32_t ix[NT];
 	uint16_t tg[NT];
-	int prov = -1, alt = -1, pred, alt_pred, prov_pred = 0, fresh = 0;
+	unsigned hits = 0;
+	int prov = -1, alt = -1, pred, alt_pred, prov_pred = 0, fresh;
 	uint8_t *b = &t->base[a & ((1u << DBTP_TAGE_BASE_BITS) - 1)];
 	struct tage_entry *e = NULL;
 
 	taken = !!taken;
-	for (int k = NT - 1; k >= 0; k--) {
-		ix[k] = tage_index(t, (unsigned)k, a);
-		tg[k] = tage_tag(t, (unsigned)k, a);
-		if (t->t[k][ix[k]].tag != tg[k])
-			continue;
-		if (prov < 0)
-			prov = k;
-		else if (alt < 0)
-			alt = k;
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < NT; k++) {
+		ix[k] = (uint32_t)(a ^ (a >> (IW - k)) ^ t->fi[k]) &
+			((1u << IW) - 1);
+		tg[k] = (uint16_t)(((a ^ t->ft[k] ^ (t->ft2[k] << 1)) &
+				    ((1u << TW) - 1)) |
+				   0x8000);
+		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
+	}
+	if (hits) {
+		prov = 31 - __builtin_clz(hits);
+		hits &= ~(1u << prov);
+		alt = hits ? 31 - __builtin_clz(hits) : -1;
 	}
 	alt_pred = alt >= 0 ? t->t[alt][ix[alt]].ctr >= 4 : *b >= 2;
 	pred = alt_pred;
@@ -167,18 +164,9 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 
 	if (!(++t->n & ((1u << DBTP_TAGE_AGE_BITS) - 1)))
 		for (int k = 0; k < NT; k++)
-			for (uint32_t i = 0; i < 1u << DBTP_TAGE_BITS; i++)
+			for (uint32_t i = 0; i < 1u << IW; i++)
 				t->t[k][i].u >>= 1;
-
-	t->head = (t->head + HIST_RING - 1) % HIST_RING;
-	t->hist[t->head] = (uint8_t)taken;
-	for (int k = 0; k < NT; k++) {
-		unsigned out = t->hist[(t->head + tage_hist[k]) % HIST_RING];
-
-		fold_push(&t->idx[k], (unsigned)taken, out);
-		fold_push(&t->tag[k], (unsigned)taken, out);
-		fold_push(&t->tag2[k], (unsigned)taken, out);
-	}
+	tage_push(t, (unsigned)taken);
 	return pred != taken;
 }
 
@@ -200,12 +188,6 @@ bpred *bpred_new(unsigned shift, int kind)
 		}
 		for (unsigned i = 0; i < 1u << DBTP_TAGE_BASE_BITS; i++)
 			t->base[i] = 1;
-		for (unsigned k = 0; k < NT; k++) {
-			fold_init(&t->idx[k], tage_hist[k], DBTP_TAGE_BITS);
-			fold_init(&t->tag[k], tage_hist[k], DBTP_TAGE_TAG_BITS);
-			fold_init(&t->tag2[k], tage_hist[k],
-				  DBTP_TAGE_TAG_BITS - 1);
-		}
 		t->rng = 0x2545f491u;
 		b->tage = t;
 	}
