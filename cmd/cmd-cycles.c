@@ -1031,7 +1031,7 @@ int cmd_cycles(int argc, char **argv)
 			free((void *)ro.env);
 			return 0;
 		default: {
-			int k = model_option("cycles", c, optarg, &r.o);
+			int k = model_option("cycles", c, optarg, argv, &r.o);
 
 			if (!k)
 				k = run_option("cycles", c, optarg, &ro);

@@ -439,7 +439,7 @@ int cmd_diff(int argc, char **argv)
 			free((void *)ro.env);
 			return 0;
 		default: {
-			int k = model_option("diff", c, optarg, &d.o);
+			int k = model_option("diff", c, optarg, argv, &d.o);
 
 			if (!k)
 				k = run_option("diff", c, optarg, &ro);

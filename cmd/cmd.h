@@ -110,10 +110,12 @@ enum {
 	"                       --memory-renaming --front-end\n"
 /* clang-format on */
 /**
- * model_option() - apply one of the MODEL_LONG_OPTIONS to @o.  Returns 1
- * if @c was one of them, 0 if not, -1 after a usage error message.
+ * model_option() - apply one of the MODEL_LONG_OPTIONS to @o (@argv the
+ * command's, getopt_long() at optind: `--branch-predictor tage` takes
+ * the next word when it names a predictor).  Returns 1 if @c was one of
+ * them, 0 if not, -1 after a usage error message.
  */
-int model_option(const char *cmd, int c, const char *arg,
+int model_option(const char *cmd, int c, const char *arg, char **argv,
 		 struct dbtp_cycles_opts *o);
 /**
  * model_warm() - if @path is a trace file, read its block table first (a

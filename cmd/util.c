@@ -346,7 +346,7 @@ const char *predictor_name(int kind)
 	return kind == DBTP_BPRED_TAGE ? "tage" : "gshare";
 }
 
-int model_option(const char *cmd, int c, const char *arg,
+int model_option(const char *cmd, int c, const char *arg, char **argv,
 		 struct dbtp_cycles_opts *o)
 {
 	unsigned a, b;
@@ -370,6 +370,8 @@ int model_option(const char *cmd, int c, const char *arg,
 		o->mem_penalty = b;
 		return 1;
 	case MO_BPRED:
+		if (!arg && argv[optind] && predictor(argv[optind]) > 0)
+			arg = argv[optind++];
 		if ((o->bpred = predictor(arg)) < 0) {
 			usage_error(cmd,
 				    "--branch-predictor wants gshare or tage, "

@@ -262,6 +262,10 @@ bpk='[.branches.conditional, .branches.conditional_mispredicted, .branches.indir
 eq "loop branches tage" "10000 2 0 0 14 tage" "$(cy "$T/l.trace" "$bpk" --mcpu skylake --branch-predictor=tage)"
 eq "loop branches tage, aarch64" "10000 2 0 0 14" "$(cy "$T/la.trace" "$bp" --mcpu cortex-a57 --branch-predictor=tage)"
 eq "loop branches tage, full model" "2 tage" "$(cy "$T/l.trace" '[.branches.conditional_mispredicted, .conditional_predictor] | join(" ")' --mcpu skylake --branch-predictor=tage --full-model)"
+# the predictor's name may follow as the next word (it is not the trace)
+eq "loop branches tage, a word of its own" "2 tage" "$(cy "$T/l.trace" '[.branches.conditional_mispredicted, .conditional_predictor] | join(" ")' --mcpu skylake --branch-predictor tage)"
+eq "diff takes the tage" "$(cy "$T/l.trace" .total_cycles --mcpu skylake --branch-predictor=tage)" \
+	"$("$DBTPROF" diff --json --mcpu skylake --branch-predictor tage "$T/l.trace" "$T/l.trace" | jq -r .a.total_cycles)"
 eq "loop branches gshare named" "16 gshare" "$(cy "$T/l.trace" '[.branches.conditional_mispredicted, .conditional_predictor] | join(" ")' --mcpu skylake --branch-predictor=gshare)"
 for bad in tag '' 2; do
 	eq "bad predictor '$bad'" 2 "$(status "$DBTPROF" cycles --branch-predictor="$bad" "$T/l.trace")"
