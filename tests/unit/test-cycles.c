@@ -500,51 +500,42 @@ static struct dbtp_cycles_counts bp_total(dbtp_cycles *c)
 
 /*
  * A loop branch at 0x500000 (its low 14 bits 0, so its counter index is
- * the history) taken 20 times, then not taken.  Outcome k (from 0) sees
- * history 2^k - 1 (k ones) up to k = 14, all ones after: the first 15
- * each meet a fresh counter (weakly not taken: mispredicted), the 16th
- * the counter the 15th raised to weakly taken, which predicts taken from
- * then on; the exit meets it saturated: mispredicted.  16 of 21.
+ * the history) taken 20 times, then not taken.  gshare: outcome k (from
+ * 0) sees history 2^k - 1 (k ones) up to k = 14, all ones after: the
+ * first 15 each meet a fresh counter (weakly not taken: mispredicted),
+ * the 16th the counter the 15th raised to weakly taken, which predicts
+ * taken from then on; the exit meets it saturated: mispredicted.  16 of
+ * 21.  The TAGE: its base counter (index 0) starts weakly not taken, so
+ * the first outcome is mispredicted; the entry then taken in a tagged
+ * table is indexed by the empty history, which the loop's ones never
+ * fold back to, and the base, now taken, predicts the rest up to the
+ * exit: 2 of 21.
  */
 static void test_bp_loop(void)
 {
-	dbtp_timing *t = table(4, BIT(P0));
-	dbtp_cycles *c = bp_model(t, 10);
-	struct dbtp_cycles_counts k;
+	static const struct {
+		int kind;
+		uint64_t misses;
+	} want[] = {{DBTP_BPRED_GSHARE, 16}, {DBTP_BPRED_TAGE, 2}};
 
-	for (int i = 0; i < 21; i++)
-		one(c, 1, 0x500000, JNE, sizeof(JNE));
-	one(c, 2, 0x500002, NOP, sizeof(NOP)); /* fall-through: not taken */
-	k = bp_total(c);
-	CHECK_EQ(k.branches[DBTP_BPK_COND], 21);
-	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 16);
-	CHECK_EQ(k.branches[DBTP_BPK_INDIRECT] + k.branches[DBTP_BPK_RETURN],
-		 0);
-	dbtp_cycles_free(c);
-	dbtp_timing_free(t);
-}
+	for (unsigned w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+		dbtp_timing *t = table(4, BIT(P0));
+		dbtp_cycles *c = bp_model_of(t, 10, want[w].kind);
+		struct dbtp_cycles_counts k;
 
-/*
- * The same loop through the TAGE: its base counter (index 0) starts
- * weakly not taken, so the first outcome is mispredicted; the entry then
- * taken in a tagged table is indexed by the empty history, which the
- * loop's ones never fold back to, and the base, now taken, predicts the
- * rest up to the exit: 2 of 21.
- */
-static void test_bp_tage_loop(void)
-{
-	dbtp_timing *t = table(4, BIT(P0));
-	dbtp_cycles *c = bp_model_of(t, 10, DBTP_BPRED_TAGE);
-	struct dbtp_cycles_counts k;
-
-	for (int i = 0; i < 21; i++)
-		one(c, 1, 0x500000, JNE, sizeof(JNE));
-	one(c, 2, 0x500002, NOP, sizeof(NOP));
-	k = bp_total(c);
-	CHECK_EQ(k.branches[DBTP_BPK_COND], 21);
-	CHECK_EQ(k.mispredicts[DBTP_BPK_COND], 2);
-	dbtp_cycles_free(c);
-	dbtp_timing_free(t);
+		for (int i = 0; i < 21; i++)
+			one(c, 1, 0x500000, JNE, sizeof(JNE));
+		/* fall-through: not taken */
+		one(c, 2, 0x500002, NOP, sizeof(NOP));
+		k = bp_total(c);
+		CHECK_EQ(k.branches[DBTP_BPK_COND], 21);
+		CHECK_EQ(k.mispredicts[DBTP_BPK_COND], want[w].misses);
+		CHECK_EQ(k.branches[DBTP_BPK_INDIRECT] +
+			     k.branches[DBTP_BPK_RETURN],
+			 0);
+		dbtp_cycles_free(c);
+		dbtp_timing_free(t);
+	}
 }
 
 /* Conditional mispredictions of @periods passes of a loop of 40 whose
@@ -921,7 +912,6 @@ int main(void)
 	test_threads();
 	test_errors();
 	test_bp_loop();
-	test_bp_tage_loop();
 	test_bp_tage_history();
 	test_bp_kind();
 	test_bp_penalty();
