@@ -388,7 +388,8 @@ int model_option(const char *cmd, int c, const char *arg, char **argv,
 		return 1;
 	case MO_FULL:
 		o->cache = o->memren = o->front_end = 1;
-		o->bpred = o->bpred ? o->bpred : DBTP_BPRED_GSHARE;
+		if (!o->bpred) /* (a predictor named before stays) */
+			o->bpred = DBTP_BPRED_GSHARE;
 		return 1;
 	case MO_MISPREDICT:
 		if (sscanf(arg, "%u%n", &a, &used) != 1 || arg[used] ||
@@ -399,7 +400,8 @@ int model_option(const char *cmd, int c, const char *arg, char **argv,
 				    arg);
 			return -1;
 		}
-		o->bpred = o->bpred ? o->bpred : DBTP_BPRED_GSHARE;
+		if (!o->bpred)
+			o->bpred = DBTP_BPRED_GSHARE;
 		o->mispredict_penalty = a;
 		return 1;
 	}

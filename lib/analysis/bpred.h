@@ -49,6 +49,12 @@ struct bpred {
 	unsigned top, depth;
 };
 
+/** bpred_kind_valid() - whether @kind is DBTP_BPRED_GSHARE or _TAGE. */
+static inline int bpred_kind_valid(int kind)
+{
+	return kind == DBTP_BPRED_GSHARE || kind == DBTP_BPRED_TAGE;
+}
+
 /**
  * bpred_new() - a predictor; @shift: address bits dropped (AArch64: 2),
  * @kind: DBTP_BPRED_GSHARE or DBTP_BPRED_TAGE for conditional branches.

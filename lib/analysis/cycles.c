@@ -1432,8 +1432,7 @@ int dbtp_cycles_new(dbtp_cycles **out, dbtp_timing *t, enum dbtp_arch arch,
 		return dbtp_err_set(err, EINVAL,
 				    "cycle model: unsupported architecture %s",
 				    dbtp_arch_name(arch));
-	if (o && o->bpred && o->bpred != DBTP_BPRED_GSHARE &&
-	    o->bpred != DBTP_BPRED_TAGE)
+	if (o && o->bpred && !bpred_kind_valid(o->bpred))
 		return dbtp_err_set(err, EINVAL,
 				    "cycle model: no branch predictor %d",
 				    o->bpred);

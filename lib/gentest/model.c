@@ -74,7 +74,7 @@ int dbtp_gt_model_new(dbtp_gt_model **out, dbtp_err *err)
 
 int dbtp_gt_model_set_predictor(dbtp_gt_model *m, int kind, dbtp_err *err)
 {
-	if (kind != DBTP_BPRED_GSHARE && kind != DBTP_BPRED_TAGE)
+	if (!bpred_kind_valid(kind))
 		return dbtp_err_set(err, EINVAL, "no branch predictor %d",
 				    kind);
 	if (m->nprof)
