@@ -16,9 +16,9 @@
 
 #include "dbtp/trace.h"
 
-#define MAXOP 64	   /* accesses of a block looked at */
-#define MAXBLK (1u << 20)  /* blocks looked at */
-#define MAXTHR 1024	   /* threads told apart */
+#define MAXOP 64	  /* accesses of a block looked at */
+#define MAXBLK (1u << 20) /* blocks looked at */
+#define MAXTHR 1024	  /* threads told apart */
 
 struct op {
 	uint64_t n, off, changes;
@@ -84,8 +84,8 @@ int main(int argc, char **argv)
 			vexec += o->n;
 		}
 	}
-	printf("accesses %" PRIu64 ", unaligned %" PRIu64
-	       ", changes %" PRIu64 "; unaligned from operands always off %" PRIu64
+	printf("accesses %" PRIu64 ", unaligned %" PRIu64 ", changes %" PRIu64
+	       "; unaligned from operands always off %" PRIu64
 	       ", from operands that vary %" PRIu64 " (of their %" PRIu64
 	       " executions)\n",
 	       n, off, changes, always, varying, vexec);
