@@ -17,20 +17,19 @@ int main(int argc, char **argv)
 {
 	unsigned char *b = malloc(16384 + 64);
 	unsigned s = 0, x = 12345;
-	unsigned long m1, m2, o2;
+	unsigned long m, o2;
 	long n;
 
 	if (argc != 3 || !b || !strchr("rfa", argv[1][0]))
 		return 2;
 	n = atol(argv[2]);
-	m1 = argv[1][0] == 'r' ? 16383 : 16382;
-	m2 = m1;
+	m = argv[1][0] == 'r' ? 16383 : 16382;
 	o2 = argv[1][0] == 'f';
 	memset(b, 1, 16384 + 64);
 	for (long i = 0; i < n; i++) {
 		x = x * 1103515245u + 12345u;
-		s += *(volatile unsigned short *)(b + ((x >> 8) & m1));
-		s += *(volatile unsigned short *)(b + ((x >> 17) & m2) + o2);
+		s += *(volatile unsigned short *)(b + ((x >> 8) & m));
+		s += *(volatile unsigned short *)(b + ((x >> 17) & m) + o2);
 	}
 	printf("%u\n", s);
 	free(b);
