@@ -94,7 +94,8 @@ enum {
 	"      --cache-penalty L2,MEM  those two penalties (implies --cache)\n" \
 	"      --branch-predictor[=gshare|tage]  add a branch predictor\n" \
 	"                       (conditional branches by gshare, the default,\n" \
-	"                       or a TAGE; indirect targets, return stack);\n" \
+	"                       or a TAGE; indirect targets by path history,\n" \
+	"                       or with tage an ITTAGE; return stack);\n" \
 	"                       after a misprediction dispatch resumes a\n" \
 	"                       penalty after the branch has executed (the\n" \
 	"                       CPU's LLVM model's, 13-14)\n" \

@@ -63,22 +63,31 @@ static inline uint32_t rot1(uint32_t v, unsigned w)
 	return ((v << 1) | (v >> (w - 1))) & ((1u << w) - 1);
 }
 
-/* Take outcome @in into the history and the folds, and the one now
- * tage_hist[k] old out of table k's. */
+/* Take outcome @in into the @ring outcomes of @hist (the newest at
+ * *@head) and into the folds of @n tables, @iw index and @tw tag bits wide,
+ * and the one now len[k] old out of table k's.  Inline, so that each
+ * predictor's widths are known when compiling. */
+static inline __attribute__((always_inline)) void
+hist_push(uint8_t *hist, unsigned ring, unsigned *head, uint32_t *fi,
+	  uint32_t *ft, uint32_t *ft2, const unsigned *len, unsigned n,
+	  unsigned iw, unsigned tw, unsigned in)
+{
+	*head = (*head + ring - 1) % ring;
+	hist[*head] = (uint8_t)in;
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < n; k++) {
+		unsigned h = len[k], out = hist[(*head + h) % ring];
+
+		fi[k] = rot1(fi[k], iw) ^ in ^ (out << h % iw);
+		ft[k] = rot1(ft[k], tw) ^ in ^ (out << h % tw);
+		ft2[k] = rot1(ft2[k], tw - 1) ^ in ^ (out << h % (tw - 1));
+	}
+}
+
 static void tage_push(struct tage *t, unsigned in)
 {
-	t->head = (t->head + HIST_RING - 1) % HIST_RING;
-	t->hist[t->head] = (uint8_t)in;
-#pragma GCC unroll 8
-	for (unsigned k = 0; k < NT; k++) {
-		unsigned h = tage_hist[k],
-			 out = t->hist[(t->head + h) % HIST_RING];
-
-		t->fi[k] = rot1(t->fi[k], IW) ^ in ^ (out << h % IW);
-		t->ft[k] = rot1(t->ft[k], TW) ^ in ^ (out << h % TW);
-		t->ft2[k] =
-		    rot1(t->ft2[k], TW - 1) ^ in ^ (out << h % (TW - 1));
-	}
+	hist_push(t->hist, HIST_RING, &t->head, t->fi, t->ft, t->ft2, tage_hist,
+		  NT, IW, TW, in);
 }
 
 static int sat(int v, int lo, int hi)
@@ -86,12 +95,45 @@ static int sat(int v, int lo, int hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static unsigned next_random(struct tage *t)
+static unsigned next_random(uint32_t *rng)
 {
-	t->rng ^= t->rng << 13;
-	t->rng ^= t->rng >> 17;
-	t->rng ^= t->rng << 5;
-	return t->rng;
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 17;
+	*rng ^= *rng << 5;
+	return *rng;
+}
+
+/* Table k's index and tag of address @a under its folds. */
+static inline uint32_t tbl_index(uint64_t a, unsigned k, uint32_t fi,
+				 unsigned iw)
+{
+	return (uint32_t)(a ^ (a >> (iw - k)) ^ fi) & ((1u << iw) - 1);
+}
+
+static inline uint16_t tbl_tag(uint64_t a, uint32_t ft, uint32_t ft2,
+			       unsigned tw)
+{
+	return (uint16_t)(((a ^ ft ^ (ft2 << 1)) & ((1u << tw) - 1)) | 0x8000);
+}
+
+/* After a misprediction by table @prov (-1: the base), the table above it
+ * (of @n, their entries' usefulness @u[k]) to take an entry in: the first
+ * entry of usefulness 0, or the second when a pseudo-random bit says so;
+ * -1 if every one is useful. */
+static int alloc_table(const uint8_t *u, int prov, int n, uint32_t *rng)
+{
+	int first = -1, second = -1;
+
+	for (int k = prov + 1; k < n && second < 0; k++)
+		if (!u[k]) {
+			if (first < 0)
+				first = k;
+			else
+				second = k;
+		}
+	if (second >= 0 && (next_random(rng) & 1))
+		first = second;
+	return first;
 }
 
 int tage_cond(struct tage *t, uint64_t a, int taken)
@@ -106,11 +148,8 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 	taken = !!taken;
 #pragma GCC unroll 8
 	for (unsigned k = 0; k < NT; k++) {
-		ix[k] = (uint32_t)(a ^ (a >> (IW - k)) ^ t->fi[k]) &
-			((1u << IW) - 1);
-		tg[k] = (uint16_t)(((a ^ t->ft[k] ^ (t->ft2[k] << 1)) &
-				    ((1u << TW) - 1)) |
-				   0x8000);
+		ix[k] = tbl_index(a, k, t->fi[k], IW);
+		tg[k] = tbl_tag(a, t->ft[k], t->ft2[k], TW);
 		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
 	}
 	if (hits) {
@@ -132,25 +171,20 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 
 	/* a new entry above the provider on a misprediction */
 	if (pred != taken && prov < NT - 1) {
-		int first = -1, second = -1;
+		uint8_t u[NT];
+		int k;
 
-		for (int k = prov + 1; k < NT && second < 0; k++)
-			if (!t->t[k][ix[k]].u) {
-				if (first < 0)
-					first = k;
-				else
-					second = k;
-			}
-		if (second >= 0 && (next_random(t) & 1))
-			first = second;
-		if (first >= 0) {
-			struct tage_entry *n = &t->t[first][ix[first]];
+		for (k = prov + 1; k < NT; k++)
+			u[k] = t->t[k][ix[k]].u;
+		k = alloc_table(u, prov, NT, &t->rng);
+		if (k >= 0) {
+			struct tage_entry *n = &t->t[k][ix[k]];
 
-			n->tag = tg[first];
+			n->tag = tg[k];
 			n->ctr = taken ? 4 : 3;
 			n->u = 0;
 		} else
-			for (int k = prov + 1; k < NT; k++)
+			for (k = prov + 1; k < NT; k++)
 				t->t[k][ix[k]].u--;
 	}
 
@@ -168,6 +202,113 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 				t->t[k][i].u >>= 1;
 	tage_push(t, (unsigned)taken);
 	return pred != taken;
+}
+
+/* The ITTAGE's tables and histories (bpred.h has its rules). */
+#define INT DBTP_ITTAGE_TABLES
+#define IIW DBTP_ITTAGE_BITS
+#define ITW DBTP_ITTAGE_TAG_BITS
+#define IT_RING 512 /* history bits kept: above the longest history */
+
+static const unsigned ittage_hist[INT] = {8, 16, 32, 64, 128, 256};
+
+struct ittage_entry {
+	uint64_t target;
+	uint16_t tag;	/* as the TAGE's */
+	uint8_t ctr, u; /* confidence 0-3, usefulness 0-3 */
+};
+
+struct ittage {
+	struct ittage_entry t[INT][1u << IIW];
+	uint32_t fi[INT], ft[INT], ft2[INT];
+	uint8_t hist[IT_RING];
+	unsigned head;
+	uint32_t rng;
+	uint64_t n;
+};
+
+void ittage_push(struct ittage *t, unsigned in)
+{
+	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
+		  INT, IIW, ITW, in);
+}
+
+int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
+		    uint64_t a, uint64_t target, unsigned shift)
+{
+	uint32_t ix[INT];
+	uint16_t tg[INT];
+	unsigned hits = 0;
+	int prov = -1, alt = -1, miss, prov_ok = 0, alt_ok;
+	int alt_known = base->pc == pc + 1;
+	uint64_t alt_pred = base->target, h;
+	struct ittage_entry *e = NULL;
+
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < INT; k++) {
+		ix[k] = tbl_index(a, k, t->fi[k], IIW);
+		tg[k] = tbl_tag(a, t->ft[k], t->ft2[k], ITW);
+		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
+	}
+	if (hits) {
+		prov = 31 - __builtin_clz(hits);
+		hits &= ~(1u << prov);
+		alt = hits ? 31 - __builtin_clz(hits) : -1;
+	}
+	if (alt >= 0) {
+		alt_known = 1;
+		alt_pred = t->t[alt][ix[alt]].target;
+	}
+	alt_ok = alt_known && alt_pred == target;
+	miss = !alt_ok;
+	if (prov >= 0) {
+		e = &t->t[prov][ix[prov]];
+		prov_ok = e->target == target;
+		if (e->ctr || !alt_known)
+			miss = !prov_ok;
+	}
+
+	if (miss && prov < INT - 1) {
+		uint8_t u[INT];
+		int k;
+
+		for (k = prov + 1; k < INT; k++)
+			u[k] = t->t[k][ix[k]].u;
+		k = alloc_table(u, prov, INT, &t->rng);
+		if (k >= 0) {
+			struct ittage_entry *n = &t->t[k][ix[k]];
+
+			n->target = target;
+			n->tag = tg[k];
+			n->ctr = 0;
+			n->u = 0;
+		} else
+			for (k = prov + 1; k < INT; k++)
+				t->t[k][ix[k]].u--;
+	}
+
+	if (e) {
+		if (prov_ok != alt_ok)
+			e->u = (uint8_t)sat(e->u + (prov_ok ? 1 : -1), 0, 3);
+		if (prov_ok)
+			e->ctr = (uint8_t)sat(e->ctr + 1, 0, 3);
+		else if (e->ctr)
+			e->ctr--;
+		else
+			e->target = target;
+	}
+	base->pc = pc + 1;
+	base->target = target;
+
+	if (!(++t->n & ((1u << DBTP_TAGE_AGE_BITS) - 1)))
+		for (int k = 0; k < INT; k++)
+			for (uint32_t i = 0; i < 1u << IIW; i++)
+				t->t[k][i].u >>= 1;
+	h = target >> shift;
+	h ^= h >> DBTP_ITTAGE_TARGET_BITS ^ h >> (2 * DBTP_ITTAGE_TARGET_BITS);
+	for (unsigned i = 0; i < DBTP_ITTAGE_TARGET_BITS; i++)
+		ittage_push(t, (unsigned)(h >> i) & 1);
+	return miss;
 }
 
 bpred *bpred_new(unsigned shift, int kind)
@@ -190,13 +331,20 @@ bpred *bpred_new(unsigned shift, int kind)
 			t->base[i] = 1;
 		t->rng = 0x2545f491u;
 		b->tage = t;
+		if (!(b->itt = calloc(1, sizeof(*b->itt)))) {
+			bpred_free(b);
+			return NULL;
+		}
+		b->itt->rng = 0x2545f491u;
 	}
 	return b;
 }
 
 void bpred_free(bpred *b)
 {
-	if (b)
+	if (b) {
 		free(b->tage);
+		free(b->itt);
+	}
 	free(b);
 }

@@ -701,6 +701,45 @@ static void test_bp_indirect(void)
 	dbtp_timing_free(t);
 }
 
+/* Indirect mispredictions of @periods passes of AAAAAB AAAAAC through
+ * one `jmp rax` (A, B, C blocks without a branch). */
+static uint64_t dispatch_misses(int kind, int periods)
+{
+	static const uint64_t to[3] = {0xb00010, 0xc00020, 0xd00030};
+	dbtp_timing *t = table(4, BIT(P0));
+	dbtp_cycles *c = bp_model_of(t, 10, kind);
+	uint64_t m;
+
+	for (int i = 0; i < periods * 12; i++) {
+		unsigned k = i % 12 == 5 ? 1 : i % 12 == 11 ? 2 : 0;
+
+		one(c, 1, 0xa00000, JMP_RAX, sizeof(JMP_RAX));
+		one(c, 2 + k, to[k], NOP, sizeof(NOP));
+	}
+	m = bp_total(c).mispredicts[DBTP_BPK_INDIRECT];
+	dbtp_cycles_free(c);
+	dbtp_timing_free(t);
+	return m;
+}
+
+/*
+ * A dispatch whose next target depends on the sixth last: the path
+ * history of the default predictor holds four targets, so AAAA is
+ * followed by A, B, A and C in turn and its entry misses all four each
+ * period; the ITTAGE that comes with the TAGE (4 history bits a target,
+ * tables of 32 bits and more) learns the whole period.  Periods 51 to
+ * 100, from the difference of two runs.
+ */
+static void test_bp_ittage_history(void)
+{
+	CHECK_EQ(dispatch_misses(DBTP_BPRED_GSHARE, 100) -
+		     dispatch_misses(DBTP_BPRED_GSHARE, 50),
+		 200);
+	CHECK_EQ(dispatch_misses(DBTP_BPRED_TAGE, 100) -
+		     dispatch_misses(DBTP_BPRED_TAGE, 50),
+		 0);
+}
+
 /* The penalty of LLVM 14's models, recognised by their resource names. */
 static void test_bp_penalties(void)
 {
@@ -913,6 +952,7 @@ int main(void)
 	test_errors();
 	test_bp_loop();
 	test_bp_tage_history();
+	test_bp_ittage_history();
 	test_bp_kind();
 	test_bp_penalty();
 	test_bp_ras();
