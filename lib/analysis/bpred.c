@@ -57,37 +57,44 @@ struct tage {
 	uint64_t n;
 };
 
-/* @v, of @w bits, aged by one: each outcome a bit up, the top one to 0. */
-static inline uint32_t rot1(uint32_t v, unsigned w)
+/* @v, of @w bits, rotated up by @r (below @w): each outcome @r older. */
+static inline uint32_t rotw(uint32_t v, unsigned r, unsigned w)
 {
-	return ((v << 1) | (v >> (w - 1))) & ((1u << w) - 1);
+	return r ? ((v << r) | (v >> (w - r))) & ((1u << w) - 1) : v;
 }
 
-/* Take outcome @in into the @ring outcomes of @hist (the newest at
- * *@head) and into the folds of @n tables, @iw index and @tw tag bits wide,
- * and the one now len[k] old out of table k's.  Inline, so that each
+/* Take the @nb outcomes @in (bit j the one j ago, after them) into the
+ * @ring outcomes of @hist (the newest at *@head) and into the folds of @n
+ * tables, @iw index and @tw tag bits wide, and the ones now len[k] to
+ * len[k] + @nb - 1 old out of table k's.  Inline, so that each
  * predictor's widths are known when compiling. */
 static inline __attribute__((always_inline)) void
 hist_push(uint8_t *hist, unsigned ring, unsigned *head, uint32_t *fi,
 	  uint32_t *ft, uint32_t *ft2, const unsigned *len, unsigned n,
-	  unsigned iw, unsigned tw, unsigned in)
+	  unsigned iw, unsigned tw, unsigned in, unsigned nb)
 {
-	*head = (*head + ring - 1) % ring;
-	hist[*head] = (uint8_t)in;
+	*head = (*head + ring - nb) % ring;
+#pragma GCC unroll 8
+	for (unsigned j = 0; j < nb; j++)
+		hist[(*head + j) % ring] = (uint8_t)(in >> j & 1);
 #pragma GCC unroll 8
 	for (unsigned k = 0; k < n; k++) {
-		unsigned h = len[k], out = hist[(*head + h) % ring];
+		unsigned h = len[k], out = 0;
 
-		fi[k] = rot1(fi[k], iw) ^ in ^ (out << h % iw);
-		ft[k] = rot1(ft[k], tw) ^ in ^ (out << h % tw);
-		ft2[k] = rot1(ft2[k], tw - 1) ^ in ^ (out << h % (tw - 1));
+#pragma GCC unroll 8
+		for (unsigned j = 0; j < nb; j++)
+			out |= (unsigned)hist[(*head + h + j) % ring] << j;
+		fi[k] = rotw(fi[k], nb, iw) ^ in ^ rotw(out, h % iw, iw);
+		ft[k] = rotw(ft[k], nb, tw) ^ in ^ rotw(out, h % tw, tw);
+		ft2[k] = rotw(ft2[k], nb, tw - 1) ^ in ^
+			 rotw(out, h % (tw - 1), tw - 1);
 	}
 }
 
 static void tage_push(struct tage *t, unsigned in)
 {
 	hist_push(t->hist, HIST_RING, &t->head, t->fi, t->ft, t->ft2, tage_hist,
-		  NT, IW, TW, in);
+		  NT, IW, TW, in, 1);
 }
 
 static int sat(int v, int lo, int hi)
@@ -230,7 +237,7 @@ struct ittage {
 void ittage_push(struct ittage *t, unsigned in)
 {
 	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
-		  INT, IIW, ITW, in);
+		  INT, IIW, ITW, in, 1);
 }
 
 int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
@@ -306,8 +313,10 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 				t->t[k][i].u >>= 1;
 	h = target >> shift;
 	h ^= h >> DBTP_ITTAGE_TARGET_BITS ^ h >> (2 * DBTP_ITTAGE_TARGET_BITS);
-	for (unsigned i = 0; i < DBTP_ITTAGE_TARGET_BITS; i++)
-		ittage_push(t, (unsigned)(h >> i) & 1);
+	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
+		  INT, IIW, ITW,
+		  (unsigned)h & ((1u << DBTP_ITTAGE_TARGET_BITS) - 1),
+		  DBTP_ITTAGE_TARGET_BITS);
 	return miss;
 }
 
