@@ -123,6 +123,18 @@ static inline uint16_t tbl_tag(uint64_t a, uint32_t ft, uint32_t ft2,
 	return (uint16_t)(((a ^ ft ^ (ft2 << 1)) & ((1u << tw) - 1)) | 0x8000);
 }
 
+/* The tables of the longest and next longest history among those whose
+ * entry matched (bit k of @hits: table k), -1 where there are none. */
+static inline void provider(unsigned hits, int *prov, int *alt)
+{
+	*prov = *alt = -1;
+	if (hits) {
+		*prov = 31 - __builtin_clz(hits);
+		hits &= ~(1u << *prov);
+		*alt = hits ? 31 - __builtin_clz(hits) : -1;
+	}
+}
+
 /* After a misprediction by table @prov (-1: the base), the table above it
  * (of @n, their entries' usefulness @u[k]) to take an entry in: the first
  * entry of usefulness 0, or the second when a pseudo-random bit says so;
@@ -148,7 +160,7 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 	uint32_t ix[NT];
 	uint16_t tg[NT];
 	unsigned hits = 0;
-	int prov = -1, alt = -1, pred, alt_pred, prov_pred = 0, fresh;
+	int prov, alt, pred, alt_pred, prov_pred = 0, fresh;
 	uint8_t *b = &t->base[a & ((1u << DBTP_TAGE_BASE_BITS) - 1)];
 	struct tage_entry *e = NULL;
 
@@ -159,11 +171,7 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 		tg[k] = tbl_tag(a, t->ft[k], t->ft2[k], TW);
 		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
 	}
-	if (hits) {
-		prov = 31 - __builtin_clz(hits);
-		hits &= ~(1u << prov);
-		alt = hits ? 31 - __builtin_clz(hits) : -1;
-	}
+	provider(hits, &prov, &alt);
 	alt_pred = alt >= 0 ? t->t[alt][ix[alt]].ctr >= 4 : *b >= 2;
 	pred = alt_pred;
 	if (prov >= 0) {
@@ -246,7 +254,7 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 	uint32_t ix[INT];
 	uint16_t tg[INT];
 	unsigned hits = 0;
-	int prov = -1, alt = -1, miss, prov_ok = 0, alt_ok;
+	int prov, alt, miss, prov_ok = 0, alt_ok;
 	int alt_known = base->pc == pc + 1;
 	uint64_t alt_pred = base->target, h;
 	struct ittage_entry *e = NULL;
@@ -257,11 +265,7 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 		tg[k] = tbl_tag(a, t->ft[k], t->ft2[k], ITW);
 		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
 	}
-	if (hits) {
-		prov = 31 - __builtin_clz(hits);
-		hits &= ~(1u << prov);
-		alt = hits ? 31 - __builtin_clz(hits) : -1;
-	}
+	provider(hits, &prov, &alt);
 	if (alt >= 0) {
 		alt_known = 1;
 		alt_pred = t->t[alt][ix[alt]].target;
