@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bpred.c - a predictor made and freed (gshare's, the indirect tables' and
- * the return stack's workings are inline in bpred.h), and the TAGE.
+ * the return stack's workings are inline in bpred.h), the TAGE and the
+ * ITTAGE.
  *
  * The TAGE (Seznec and Michaud's tagged geometric history lengths, in a
  * small form): a base of 2^DBTP_TAGE_BASE_BITS two-bit counters indexed by
@@ -25,6 +26,26 @@
  *    halved, so that entries once useful can be taken again.
  * The pseudo-random bits come from a fixed-seed generator: the same
  * outcomes give the same predictions on every run.
+ *
+ * The ITTAGE (Seznec's indirect-target TAGE, in a small form), for
+ * indirect jumps and calls along with the TAGE: the last-target table of
+ * bpred.h as its base, and DBTP_ITTAGE_TABLES tables of 2^DBTP_ITTAGE_BITS
+ * entries, table t indexed and tagged as the TAGE's by the address and the
+ * last ittage_hist[t] bits of a history to which each conditional branch
+ * adds its outcome and each indirect jump or call DBTP_ITTAGE_TARGET_BITS
+ * bits of its target; each entry a DBTP_ITTAGE_TAG_BITS tag, a target, a
+ * 2-bit confidence and a 2-bit usefulness.
+ *  - The provider, the longest hit, predicts its target, unless its
+ *    confidence is 0 and there is an alternative (the next longest hit,
+ *    or the base's entry for this address): then the alternative does.
+ *  - The provider's confidence grows when its target was right; when
+ *    wrong it shrinks, or at 0 the entry takes the target.  Its
+ *    usefulness grows when it was right and the alternative wrong, and
+ *    shrinks in the opposite case.
+ *  - A misprediction takes an entry above the provider as the TAGE does,
+ *    with the target and confidence 0; usefulness is halved every
+ *    2^DBTP_TAGE_AGE_BITS indirect branches; the base always keeps the
+ *    last target.
  */
 #include <stdlib.h>
 
@@ -219,7 +240,7 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 	return pred != taken;
 }
 
-/* The ITTAGE's tables and histories (bpred.h has its rules). */
+/* The ITTAGE's tables and histories (its rules at the head of this file). */
 #define INT DBTP_ITTAGE_TABLES
 #define IIW DBTP_ITTAGE_BITS
 #define ITW DBTP_ITTAGE_TAG_BITS

@@ -10,9 +10,14 @@
  *    start weakly not-taken (1), predict taken at 2 or 3.
  *  - Conditional branches, DBTP_BPRED_TAGE: a TAGE (tagged geometric
  *    history lengths), bpred.c has its rules.
- *  - Indirect jumps and calls: a direct-mapped, fully tagged table of
- *    DBTP_BPRED_BTB last targets, indexed like the counters but without
- *    the history; a missing entry is a misprediction.
+ *  - Indirect jumps and calls, DBTP_BPRED_GSHARE: two direct-mapped,
+ *    fully tagged tables of DBTP_BPRED_BTB last targets, one indexed by
+ *    the address XOR a path history of the last targets (each shifted in
+ *    by DBTP_BPRED_PATH_SHIFT bits), which predicts when its entry is the
+ *    branch's, the other by the address alone; a missing entry is a
+ *    misprediction.
+ *  - Indirect jumps and calls, DBTP_BPRED_TAGE: an ITTAGE over the
+ *    second of those tables, bpred.c has its rules.
  *  - Returns: a DBTP_BPRED_RAS-entry return address stack; calls push
  *    (the oldest entry is overwritten when full), returns pop; an empty
  *    stack or another address is a misprediction.
