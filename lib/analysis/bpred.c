@@ -64,6 +64,29 @@ struct tage_entry {
 	uint8_t ctr, u;
 };
 
+/* The ITTAGE's tables and histories (its rules at the head of this file). */
+#define IT_NT DBTP_ITTAGE_TABLES
+#define IIW DBTP_ITTAGE_BITS
+#define ITW DBTP_ITTAGE_TAG_BITS
+#define IT_RING 512 /* history bits kept: above the longest history */
+
+static const unsigned ittage_hist[IT_NT] = {8, 16, 32, 64, 128, 256};
+
+struct ittage_entry {
+	uint64_t target;
+	uint16_t tag;	/* as the TAGE's */
+	uint8_t ctr, u; /* confidence 0-3, usefulness 0-3 */
+};
+
+struct ittage {
+	struct ittage_entry t[IT_NT][1u << IIW];
+	uint32_t fi[IT_NT], ft[IT_NT], ft2[IT_NT];
+	uint8_t hist[IT_RING];
+	unsigned head;
+	uint32_t rng;
+	uint64_t n;
+};
+
 /* The folded histories of table k: its last tage_hist[k] outcomes XORed
  * into IW bits (fi, for the index), TW and TW - 1 (ft, ft2, for the tag),
  * the outcome a ago at bit a % width. */
@@ -76,6 +99,7 @@ struct tage {
 	int use_alt; /* -8..7 */
 	uint32_t rng;
 	uint64_t n;
+	struct ittage it; /* for indirect jumps and calls */
 };
 
 /* @v, of @w bits, rotated up by @r (below @w): each outcome @r older. */
@@ -116,6 +140,12 @@ static void tage_push(struct tage *t, unsigned in)
 {
 	hist_push(t->hist, HIST_RING, &t->head, t->fi, t->ft, t->ft2, tage_hist,
 		  NT, IW, TW, in, 1);
+}
+
+static void ittage_push(struct ittage *t, unsigned in)
+{
+	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
+		  IT_NT, IIW, ITW, in, 1);
 }
 
 static int sat(int v, int lo, int hi)
@@ -237,43 +267,16 @@ int tage_cond(struct tage *t, uint64_t a, int taken)
 			for (uint32_t i = 0; i < 1u << IW; i++)
 				t->t[k][i].u >>= 1;
 	tage_push(t, (unsigned)taken);
+	ittage_push(&t->it, (unsigned)taken);
 	return pred != taken;
 }
 
-/* The ITTAGE's tables and histories (its rules at the head of this file). */
-#define INT DBTP_ITTAGE_TABLES
-#define IIW DBTP_ITTAGE_BITS
-#define ITW DBTP_ITTAGE_TAG_BITS
-#define IT_RING 512 /* history bits kept: above the longest history */
-
-static const unsigned ittage_hist[INT] = {8, 16, 32, 64, 128, 256};
-
-struct ittage_entry {
-	uint64_t target;
-	uint16_t tag;	/* as the TAGE's */
-	uint8_t ctr, u; /* confidence 0-3, usefulness 0-3 */
-};
-
-struct ittage {
-	struct ittage_entry t[INT][1u << IIW];
-	uint32_t fi[INT], ft[INT], ft2[INT];
-	uint8_t hist[IT_RING];
-	unsigned head;
-	uint32_t rng;
-	uint64_t n;
-};
-
-void ittage_push(struct ittage *t, unsigned in)
+int tage_indirect(struct tage *tage, struct bpred_btb *base, uint64_t pc,
+		  uint64_t a, uint64_t target, unsigned shift)
 {
-	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
-		  INT, IIW, ITW, in, 1);
-}
-
-int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
-		    uint64_t a, uint64_t target, unsigned shift)
-{
-	uint32_t ix[INT];
-	uint16_t tg[INT];
+	struct ittage *t = &tage->it;
+	uint32_t ix[IT_NT];
+	uint16_t tg[IT_NT];
 	unsigned hits = 0;
 	int prov, alt, miss, prov_ok = 0, alt_ok;
 	int alt_known = base->pc == pc + 1;
@@ -281,7 +284,7 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 	struct ittage_entry *e = NULL;
 
 #pragma GCC unroll 8
-	for (unsigned k = 0; k < INT; k++) {
+	for (unsigned k = 0; k < IT_NT; k++) {
 		ix[k] = tbl_index(a, k, t->fi[k], IIW);
 		tg[k] = tbl_tag(a, t->ft[k], t->ft2[k], ITW);
 		hits |= (unsigned)(t->t[k][ix[k]].tag == tg[k]) << k;
@@ -300,13 +303,13 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 			miss = !prov_ok;
 	}
 
-	if (miss && prov < INT - 1) {
-		uint8_t u[INT];
+	if (miss && prov < IT_NT - 1) {
+		uint8_t u[IT_NT];
 		int k;
 
-		for (k = prov + 1; k < INT; k++)
+		for (k = prov + 1; k < IT_NT; k++)
 			u[k] = t->t[k][ix[k]].u;
-		k = alloc_table(u, prov, INT, &t->rng);
+		k = alloc_table(u, prov, IT_NT, &t->rng);
 		if (k >= 0) {
 			struct ittage_entry *n = &t->t[k][ix[k]];
 
@@ -315,7 +318,7 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 			n->ctr = 0;
 			n->u = 0;
 		} else
-			for (k = prov + 1; k < INT; k++)
+			for (k = prov + 1; k < IT_NT; k++)
 				t->t[k][ix[k]].u--;
 	}
 
@@ -333,13 +336,13 @@ int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
 	base->target = target;
 
 	if (!(++t->n & ((1u << DBTP_TAGE_AGE_BITS) - 1)))
-		for (int k = 0; k < INT; k++)
+		for (int k = 0; k < IT_NT; k++)
 			for (uint32_t i = 0; i < 1u << IIW; i++)
 				t->t[k][i].u >>= 1;
 	h = target >> shift;
 	h ^= h >> DBTP_ITTAGE_TARGET_BITS ^ h >> (2 * DBTP_ITTAGE_TARGET_BITS);
 	hist_push(t->hist, IT_RING, &t->head, t->fi, t->ft, t->ft2, ittage_hist,
-		  INT, IIW, ITW,
+		  IT_NT, IIW, ITW,
 		  (unsigned)h & ((1u << DBTP_ITTAGE_TARGET_BITS) - 1),
 		  DBTP_ITTAGE_TARGET_BITS);
 	return miss;
@@ -363,22 +366,15 @@ bpred *bpred_new(unsigned shift, int kind)
 		}
 		for (unsigned i = 0; i < 1u << DBTP_TAGE_BASE_BITS; i++)
 			t->base[i] = 1;
-		t->rng = 0x2545f491u;
+		t->rng = t->it.rng = 0x2545f491u;
 		b->tage = t;
-		if (!(b->itt = calloc(1, sizeof(*b->itt)))) {
-			bpred_free(b);
-			return NULL;
-		}
-		b->itt->rng = 0x2545f491u;
 	}
 	return b;
 }
 
 void bpred_free(bpred *b)
 {
-	if (b) {
+	if (b)
 		free(b->tage);
-		free(b->itt);
-	}
 	free(b);
 }

@@ -42,12 +42,10 @@ struct bpred_btb {
 };
 
 struct tage;
-struct ittage;
 
 struct bpred {
 	unsigned shift;
-	struct tage *tage;  /* DBTP_BPRED_TAGE, else NULL (gshare) */
-	struct ittage *itt; /* with the TAGE */
+	struct tage *tage; /* DBTP_BPRED_TAGE (and its ITTAGE), else NULL */
 	uint32_t hist, path;
 	uint8_t pht[BPRED_PHT];
 	struct bpred_btb btb[DBTP_BPRED_BTB];
@@ -72,15 +70,12 @@ void bpred_free(bpred *b);
 /** tage_cond() - bpred_cond() of a TAGE, @a the address less its shift. */
 int tage_cond(struct tage *t, uint64_t a, int taken);
 
-/** ittage_push() - take the outcome bit @in into the ITTAGE's history. */
-void ittage_push(struct ittage *t, unsigned in);
-
 /**
- * ittage_indirect() - bpred_indirect() of an ITTAGE, @base the last-target
- * entry of @pc, @a the address less its @shift.
+ * tage_indirect() - bpred_indirect() of the TAGE's ITTAGE, @base the
+ * last-target entry of @pc, @a the address less its @shift.
  */
-int ittage_indirect(struct ittage *t, struct bpred_btb *base, uint64_t pc,
-		    uint64_t a, uint64_t target, unsigned shift);
+int tage_indirect(struct tage *t, struct bpred_btb *base, uint64_t pc,
+		  uint64_t a, uint64_t target, unsigned shift);
 
 /** bpred_cond() - predict and train; 1 if @taken was mispredicted. */
 static inline int bpred_cond(bpred *b, uint64_t pc, int taken)
@@ -89,11 +84,8 @@ static inline int bpred_cond(bpred *b, uint64_t pc, int taken)
 	uint8_t *ctr;
 	int miss;
 
-	if (b->tage) {
-		miss = tage_cond(b->tage, pc >> b->shift, taken);
-		ittage_push(b->itt, !!taken);
-		return miss;
-	}
+	if (b->tage)
+		return tage_cond(b->tage, pc >> b->shift, taken);
 	i = (uint32_t)((pc >> b->shift) ^ b->hist) & (BPRED_PHT - 1);
 	ctr = &b->pht[i];
 	miss = (*ctr >= 2) != !!taken;
@@ -113,8 +105,8 @@ static inline int bpred_indirect(bpred *b, uint64_t pc, uint64_t target)
 			 *h = &b->ittb[(a ^ b->path) % DBTP_BPRED_BTB];
 	int miss;
 
-	if (b->itt)
-		return ittage_indirect(b->itt, e, pc, a, target, b->shift);
+	if (b->tage)
+		return tage_indirect(b->tage, e, pc, a, target, b->shift);
 	if (h->pc == pc + 1)
 		miss = h->target != target;
 	else

@@ -558,6 +558,13 @@ static uint64_t loop40_misses(int kind, int periods)
 	return m;
 }
 
+/* Mispredictions of periods 51 to 100 of @misses(kind, periods), from the
+ * difference of two runs. */
+static uint64_t late_misses(uint64_t (*misses)(int, int), int kind)
+{
+	return misses(kind, 100) - misses(kind, 50);
+}
+
 /*
  * A pattern beyond gshare's 14 outcomes of history: once learned, gshare
  * misses every exit (39 ones before it, as before 25 of the taken
@@ -566,12 +573,8 @@ static uint64_t loop40_misses(int kind, int periods)
  */
 static void test_bp_tage_history(void)
 {
-	CHECK_EQ(loop40_misses(DBTP_BPRED_GSHARE, 100) -
-		     loop40_misses(DBTP_BPRED_GSHARE, 50),
-		 50);
-	CHECK_EQ(loop40_misses(DBTP_BPRED_TAGE, 100) -
-		     loop40_misses(DBTP_BPRED_TAGE, 50),
-		 0);
+	CHECK_EQ(late_misses(loop40_misses, DBTP_BPRED_GSHARE), 50);
+	CHECK_EQ(late_misses(loop40_misses, DBTP_BPRED_TAGE), 0);
 }
 
 /* A predictor the model does not have. */
@@ -732,12 +735,8 @@ static uint64_t dispatch_misses(int kind, int periods)
  */
 static void test_bp_ittage_history(void)
 {
-	CHECK_EQ(dispatch_misses(DBTP_BPRED_GSHARE, 100) -
-		     dispatch_misses(DBTP_BPRED_GSHARE, 50),
-		 200);
-	CHECK_EQ(dispatch_misses(DBTP_BPRED_TAGE, 100) -
-		     dispatch_misses(DBTP_BPRED_TAGE, 50),
-		 0);
+	CHECK_EQ(late_misses(dispatch_misses, DBTP_BPRED_GSHARE), 200);
+	CHECK_EQ(late_misses(dispatch_misses, DBTP_BPRED_TAGE), 0);
 }
 
 /* The penalty of LLVM 14's models, recognised by their resource names. */
