@@ -48,7 +48,7 @@
 #define DBTP_TAGE_AGE_BITS 18	/* usefulness halved every 2^18 branches */
 /* With the TAGE, indirect jumps and calls get an ITTAGE: */
 #define DBTP_ITTAGE_TABLES 6	 /* tagged tables (histories 8-256 bits) */
-#define DBTP_ITTAGE_BITS 10	 /* log2 entries of a tagged table */
+#define DBTP_ITTAGE_BITS 8	 /* log2 entries of a tagged table */
 #define DBTP_ITTAGE_TAG_BITS 12	 /* bits of a tag */
 #define DBTP_ITTAGE_TARGET_BITS 4 /* history bits an indirect target adds */
 /* Bytes a rep string moves per cycle (fast strings): QEMU runs one
