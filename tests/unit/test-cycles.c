@@ -770,10 +770,10 @@ static uint64_t random_dispatch_misses(unsigned period, int periods)
 
 /*
  * The ITTAGE's capacity is a host's, as measured (bench/RESULTS.md,
- * "Whose predictor an interpreter's dispatch meets"): a dispatch that
- * repeats a random sequence of 512 targets out of 16 is learned, one
- * of 4,096 mostly missed (by 1,024-entry tables: 0.4%).  The last 10 of
- * 60 periods, from the difference of two runs.
+ * "Whose predictor an interpreter's dispatch meets"): a dispatch to 16
+ * targets that repeats a random sequence of 512 is learned, one of
+ * 4,096 mostly missed (by 1,024-entry tables: 0.4%).  The last 10 of 60
+ * periods, from the difference of two runs.
  */
 static void test_bp_ittage_capacity(void)
 {
