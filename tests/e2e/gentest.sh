@@ -996,6 +996,16 @@ k=$(block_of "$T/calls.plan" 999999)
 n=$("$DBTPROF" dump --symbols "$T/calls.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
 [ "$n" -ge 3677 ] && [ "$n" -le 3907 ] || fail "calls of a block run 999,999 times: $n, not 3,677 to 3,907"
 checks=$((checks + 1))
+# A scaled run makes fewer calls of the sizes a run at scale 1 makes: in
+# 100 slices the block's calls bring 9,999 executions each (its share of
+# a slice at scale 1), 100 calls at --scale 1 and 10 at --scale 10 (9
+# of 9,999, the rest in the last slice), not one a slice.
+$CC $CFLAGS_GT -DGT_SLICES=100 "$T/calls.c" -o "$T/calls100"
+for s in 1 10; do
+	"$DBTPROF" record -q -m blocks -o "$T/calls100.trace" -- "$T/calls100" --quiet --scale $s >/dev/null
+	eq "calls in 100 slices at --scale $s" $((100 / s)) \
+		"$("$DBTPROF" dump --symbols "$T/calls100.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')"
+done
 # A sequence runs its members in address order (here all run once):
 # a_fn's frame (`sub rsp, 40`, written through rsp, which the program's
 # operands take to the data area) stays undefined to memcheck, and
