@@ -993,7 +993,11 @@ EOF2
 $CC -O2 -static -masm=intel -o "$T/calls" "$T/calls.c"
 exact "$T/calls" calls
 k=$(block_of "$T/calls.plan" 999999)
-n=$("$DBTPROF" dump --symbols "$T/calls.gen.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')
+# calls TRACE K: entries of block K's function in a blocks-mode TRACE
+calls() {
+	"$DBTPROF" dump --symbols "$1" | awk -v f="gt_b$2+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }'
+}
+n=$(calls "$T/calls.gen.trace" "$k")
 [ "$n" -ge 3677 ] && [ "$n" -le 3907 ] || fail "calls of a block run 999,999 times: $n, not 3,677 to 3,907"
 checks=$((checks + 1))
 # A scaled run makes fewer calls of the sizes a run at scale 1 makes: in
@@ -1003,8 +1007,7 @@ checks=$((checks + 1))
 $CC $CFLAGS_GT -DGT_SLICES=100 "$T/calls.c" -o "$T/calls100"
 for s in 1 10; do
 	"$DBTPROF" record -q -m blocks -o "$T/calls100.trace" -- "$T/calls100" --quiet --scale $s >/dev/null
-	eq "calls in 100 slices at --scale $s" $((100 / s)) \
-		"$("$DBTPROF" dump --symbols "$T/calls100.trace" | awk -v f="gt_b$k+0x0" '$2 == "block" && $6 == f { n++ } END { print n + 0 }')"
+	eq "calls in 100 slices at --scale $s" $((100 / s)) "$(calls "$T/calls100.trace" "$k")"
 done
 # A sequence runs its members in address order (here all run once):
 # a_fn's frame (`sub rsp, 40`, written through rsp, which the program's
