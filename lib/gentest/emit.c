@@ -1363,6 +1363,33 @@ static int x86_flag_setter(const char *op, const char *end)
 	return 0;
 }
 
+/* AArch64: whether the instruction text @op sets flags and nothing else:
+ * `cmp`, `cmn` or `tst`. */
+static int a64_flag_setter(const char *op)
+{
+	static const char *const mn[] = {"cmp ", "cmn ", "tst ", NULL};
+
+	for (int k = 0; mn[k]; k++)
+		if (!strncmp(op, mn[k], strlen(mn[k])))
+			return 1;
+	return 0;
+}
+
+/* AArch64: block @bl ends in a b.cond, whose condition reads the flags
+ * (not cbz, cbnz, tbz, tbnz). */
+static int a64_ends_bcond(const struct dbtp_gt_block *bl)
+{
+	const uint8_t *p;
+	uint32_t insn;
+
+	if (bl->nbytes < 4 || !bl->bytes)
+		return 0;
+	p = bl->bytes + bl->nbytes - 4;
+	insn = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+	return (insn & 0xff000010u) == 0x54000000u;
+}
+
 /* The one line after label .Lg<id>_<i>: of copy @id in @text when label
  * .Lg<id>_<i + 1>: follows it: its start, *@end its newline; else NULL. */
 static char *line_at(char *text, uint32_t id, uint32_t i, char **end)
@@ -1403,18 +1430,20 @@ static char *reg_insn(char *at, const char *end, int a64, int *kept)
 /*
  * The instruction before a conditional branch that ends rewritten copy
  * @id of an @n-instruction block, if it sets the flags the branch reads
- * from registers alone (x86_flag_setter(): `cmp`, `test`, or arithmetic
- * on a register): 1 if kept, 2 if rewritten (r15 renamed); else 0.
- * *@at, *@end: its line.
+ * from registers alone (x86-64, x86_flag_setter(): `cmp`, `test`, or
+ * arithmetic on a register; AArch64, a64_flag_setter(): `cmp`, `cmn`,
+ * `tst`, kept): 1 if kept, 2 if rewritten (r15 renamed); else 0.  *@at,
+ * *@end: its line.
  */
-static int flags_before(char *body, uint32_t id, uint32_t n, char **at,
+static int flags_before(char *body, uint32_t id, uint32_t n, int a64, char **at,
 			char **end)
 {
 	char *op;
 	int kept;
 
 	if (n < 2 || !(*at = line_at(body, id, n - 2, end)) ||
-	    !(op = reg_insn(*at, *end, 0, &kept)) || !x86_flag_setter(op, *end))
+	    !(op = reg_insn(*at, *end, a64, &kept)) ||
+	    !(a64 ? a64_flag_setter(op) : x86_flag_setter(op, *end)))
 		return 0;
 	return kept ? 1 : 2;
 }
@@ -1429,10 +1458,10 @@ static int flags_before(char *body, uint32_t id, uint32_t n, char **at,
  * optimisation evaluates each of those in a helper call, `loop` in
  * none.  flags_before()'s value.
  */
-static int cut_compare(char *body, uint32_t id, uint32_t n)
+static int cut_compare(char *body, uint32_t id, uint32_t n, int a64)
 {
 	char *at, *end;
-	int c = flags_before(body, id, n, &at, &end);
+	int c = flags_before(body, id, n, a64, &at, &end);
 
 	if (c && !end[1 + strcspn(end + 1, "\n") + 1])
 		memmove(at, end + 1, strlen(end + 1) + 1);
@@ -1474,7 +1503,7 @@ static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 	char cnt[32], sp[GT_SP_TEXT], entry[32];
 	int def, stub;
 
-	cut = !bc && cr && cn ? cut_compare(body[u - 1], cid, cn) : 0;
+	cut = !bc && cr && cn ? cut_compare(body[u - 1], cid, cn, 0) : 0;
 	if (cr)
 		snprintf(cnt, sizeof(cnt), "%s", cr);
 	else
@@ -2819,7 +2848,6 @@ _Static_assert(DBTP_GT_DATA_SIZE / 2 == 4 << 12,
 static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 		   int a64, int marked)
 {
-	static const char *const arm[] = {"cmp ", "cmn ", "tst ", NULL};
 	size_t ml = strlen(DBTP_GT_WALK_MARK);
 	char *at, *nl, *end, *op, *c;
 	int kept, mark = 0, ok;
@@ -2843,9 +2871,7 @@ static int fold_at(char **text, uint32_t id, uint32_t i, const char *line,
 			return 0;
 		op = at + 1;
 	}
-	ok = !a64 && x86_flag_setter(op, end);
-	for (int k = 0; a64 && arm[k]; k++)
-		ok |= !strncmp(op, arm[k], strlen(arm[k]));
+	ok = a64 ? a64_flag_setter(op) : x86_flag_setter(op, end);
 	if (!ok)
 		return 0;
 	if (splice(text, (size_t)(at - *text), (size_t)(end - at), line))
@@ -3723,18 +3749,37 @@ static int closes(const struct rewritten *r)
 	return r->last == DBTP_BR_COND || r->last == DBTP_BR_JUMP;
 }
 
-/* x86-64: block @b ends in a conditional branch whose flags the pass
- * counter's decrement can set in place of the instruction before it
+/* Block @b ends in a conditional branch that reads the flags (AArch64:
+ * a b.cond), which the pass counter's decrement (`sub`, `subs`) can set
+ * in place of the instruction before it where that one sets them
  * (cut_compare()). */
+static int reads_flags(const dbtp_gt_model *m, const struct rewritten *rd,
+		       uint32_t b)
+{
+	return rd[b].last == DBTP_BR_COND &&
+	       (dbtp_gt_model_arch(m) != DBTP_ARCH_AARCH64 ||
+		a64_ends_bcond(blk(m, b)));
+}
+
+/* Block @b ends in a conditional branch whose flags the pass counter's
+ * decrement can set in place of the instruction before it. */
 static int counter_takes(const dbtp_gt_model *m, struct rewritten *rd,
 			 uint32_t b)
 {
 	char *at, *end;
 
-	return rd[b].last == DBTP_BR_COND &&
-	       dbtp_gt_model_arch(m) != DBTP_ARCH_AARCH64 &&
-	       flags_before(rd[b].body[0], b * DBTP_GT_MAX_UNROLL,
-			    blk(m, b)->ninsns, &at, &end);
+	return reads_flags(m, rd, b) &&
+	       flags_before(
+		   rd[b].body[0], b * DBTP_GT_MAX_UNROLL, blk(m, b)->ninsns,
+		   dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64, &at, &end);
+}
+
+/* The function's pass counter can be a register of its own, not one of
+ * @regs (the AArch64 tail's, emit-a64.c; x86-64 counter_reg()). */
+static int counter_free(int a64, uint32_t regs)
+{
+	return a64 ? dbtp_gt_a64_reg(regs, 0) >= 0
+		   : counter_reg(regs, 0) != NULL;
 }
 
 /*
@@ -3823,8 +3868,8 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * sequence's members share the fewest of theirs, halved while a pass of
  * half as many would still run DBTP_GT_SEQ_LEN instructions.  A function
  * that closes (its last member ends in a direct branch) and can count its
- * passes with `loop` or, in a free register, with a `sub` in place of
- * the instruction whose flags the closing branch reads
+ * passes with `loop` or, in a free register, with a `sub` (`subs`) in
+ * place of the instruction whose flags the closing branch reads
  * (counter_takes()), no member having a random branch (plan_random()),
  * gets one copy: it then runs the original's instructions and translated
  * blocks exactly, with no copies to dilute a counter's instructions in.
@@ -3836,8 +3881,8 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * other execution (its walks spread over copies: put_walks()); an
  * AArch64 one, which has no `loop` to count its passes with, gets copies
  * as any block (a pass counter's two instructions every few passes
- * rather than one more every pass).  rd[].body[0] and @stat are copy
- * 0's.
+ * rather than one more every pass) unless its counter takes the place
+ * of a compare.  rd[].body[0] and @stat are copy 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
@@ -3888,7 +3933,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && !walk &&
 		    (loop_fits(a64, regs, bytes) ||
-		     (counter_takes(m, rd, last) && counter_reg(regs, 0))))
+		     (counter_takes(m, rd, last) && counter_free(a64, regs))))
 			u = 1;
 		if (closes(&rd[last]) && rnd && u > 1)
 			u = random_copies(m, rd, dis, last, u,
@@ -4484,7 +4529,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		FILE *ff, *jt;
 		const struct gpr *wg = NULL, *ws = NULL;
 		const struct walk_area *wa = &near_area;
-		int rnd, bc, far, walks = 0, reset, dr, unal;
+		int rnd, bc, far, walks = 0, reset, dr, unal, cut;
 		/* AArch64: its registers */
 		struct dbtp_gt_a64_fn fa = {.wreg = -1, .jreg = -1};
 		uint32_t keep, most; /* passes a call without a stack reset */
@@ -4586,22 +4631,30 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		if (a64) {
 			fa.rnd = rnd > 0;
 			fa.far = far;
+			/* the tail's subs in place of the compare, its
+			 * counter in a register (emit-a64.c) */
+			cut =
+			    reads_flags(m, rd, last) && counter_free(1, st.regs)
+				? cut_compare(body[r->u - 1],
+					      last * DBTP_GT_MAX_UNROLL + r->u -
+						  1,
+					      blk(m, last)->ninsns, 1)
+				: 0;
 			dbtp_gt_emit_function_a64(ff, b, r->u, body, slots, &st,
 						  &fa);
 		} else {
-			int cut = emit_function(
+			cut = emit_function(
 			    ff, b, r->u, body, slots, &st, rnd || wg, bc, far,
 			    wg, ws, wa, reset,
 			    last * DBTP_GT_MAX_UNROLL + r->u - 1,
-			    rd[last].last == DBTP_BR_COND ? blk(m, last)->ninsns
-							  : 0);
-
-			/* a kept compare gone from copy 0, the one the
-			 * summary describes */
-			if (cut == 1 && r->u == 1) {
-				sum->stat[last].n[DBTP_GT_KEPT]--;
-				sum->stat[last].n[DBTP_GT_REWRITTEN]++;
-			}
+			    reads_flags(m, rd, last) ? blk(m, last)->ninsns
+						     : 0);
+		}
+		/* a kept compare gone from copy 0, the one the summary
+		 * describes */
+		if (cut == 1 && r->u == 1) {
+			sum->stat[last].n[DBTP_GT_KEPT]--;
+			sum->stat[last].n[DBTP_GT_REWRITTEN]++;
 		}
 		if (jt_len) /* after gt_jt (GT_JT_HEAD), in order */
 			fprintf(ff,

@@ -1455,6 +1455,24 @@ EOF2
 		"$(awk -v f="gt_b$k:" '$0 ~ "\"" f "\\\\n\"" { in_f = 1 } in_f && /(stp|ldp) d[0-9]+, d[0-9]+/ { n[$0 ~ /stp/]++ }
 			in_f && /\.size gt_b/ { exit } END { print n[1] + 0, n[0] + 0 }' "$T/a64_fp.c")"
 
+	# A loop closed by `cmp` and `b.ne` (99,999 passes after the first):
+	# its function gets one copy, the pass counter's `subs` and `b.ne` in
+	# place of the two (as x86-64's, nested_det above), so a pass runs the
+	# original's three instructions in one translated block, the `cmp`
+	# counted as rewritten.
+	cat >"$T/a64_cmp.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov x0, #0\n\tmov x1, #34464\n"
+	"\tmovk x1, #1, lsl #16\n.Lc:\n\tadd x0, x0, #1\n\tcmp x0, x1\n"
+	"\tb.ne .Lc\n\tmov w0, #0\n\tret\n");
+EOF2
+	$CC_A64 -O2 -static -o "$T/a64_cmp" "$T/a64_cmp.c"
+	exact_a64 "$T/a64_cmp" a64_cmp
+	k=$(block_of "$T/a64_cmp.plan" 99999)
+	eq "a64: the counter in place of cmp and b.ne" "99999 3 0" \
+		"$("$DBTPROF" dump --symbols "$T/a64_cmp.gen.trace" | awk -v s="gt_b${k}_body+0x0" \
+			'$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_cmp.c")"
+	eq "a64: the cmp rewritten" "1 2" "$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_cmp.trace")" '.kept, .rewritten')"
+
 	# Page crossings (AArch64): a bl and a b to another page, 20,000
 	# times each (the first bl in _start's block), and a b.cond back;
 	# the bl and the b cross in every execution of the generated program
