@@ -2748,6 +2748,18 @@ static int writeback_at(const char *text, const char *s, const char *e,
  * middle of the data area, and still address it. */
 #define DBTP_GT_A64_WB_SPAN (DBTP_GT_DATA_SIZE / 2 - 64)
 
+/* AArch64: copy @text has a pre- or post-indexed access, whose function
+ * then points their base back at every pass (fold_writebacks_a64()). */
+static int has_writeback(const char *text)
+{
+	struct a64_wb wb;
+
+	for (const char *s = text, *e; (e = strchr(s, '\n')); s = e + 1)
+		if (writeback_at(text, s, e, &wb))
+			return 1;
+	return 0;
+}
+
 /*
  * AArch64: the pre- and post-indexed accesses of a function's @u copies
  * in @body (function registers @st) address a free register of its own,
@@ -3882,7 +3894,10 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * AArch64 one, which has no `loop` to count its passes with, gets copies
  * as any block (a pass counter's two instructions every few passes
  * rather than one more every pass) unless its counter takes the place
- * of a compare.  rd[].body[0] and @stat are copy 0's.
+ * of a compare.  On AArch64 only where the tail has nothing else to do
+ * every pass (a stack-pointer reset, the writebacks' base: emit-a64.c):
+ * spread over copies, that costs less than the compare's place saves.
+ * rd[].body[0] and @stat are copy 0's.
  */
 static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		       uint32_t ng, struct rewritten *rd,
@@ -3908,7 +3923,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
 		double wx = 0; /* misses a copy */
-		int rnd = 0, walk;
+		int rnd = 0, walk, tail = 0; /* AArch64: more in the tail */
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
@@ -3923,6 +3938,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			bytes += text_bytes(rd[k].body[0]) + 2 * 15 +
 				 (blk(m, k)->br == DBTP_BR_CALL ? 5 : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
+			tail |= a64 && (stat[k].moves_sp ||
+					has_writeback(rd[k].body[0]));
 			wx += rd[k].walk;
 			last = k;
 		}
@@ -3933,7 +3950,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		/* random branches count in a byte register, not with loop */
 		if (closes(&rd[last]) && !rnd && !walk &&
 		    (loop_fits(a64, regs, bytes) ||
-		     (counter_takes(m, rd, last) && counter_free(a64, regs))))
+		     (counter_takes(m, rd, last) && counter_free(a64, regs) &&
+		      !tail)))
 			u = 1;
 		if (closes(&rd[last]) && rnd && u > 1)
 			u = random_copies(m, rd, dis, last, u,
