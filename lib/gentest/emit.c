@@ -3923,7 +3923,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
 		double wx = 0; /* misses a copy */
-		int rnd = 0, walk, tail = 0; /* AArch64: more in the tail */
+		/* tail: AArch64, the tail has more to do than count */
+		int rnd = 0, walk, tail = 0;
 
 		if (!rd[b].ok || seq_member(seq_head, b))
 			continue;
