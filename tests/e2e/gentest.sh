@@ -1473,6 +1473,23 @@ EOF2
 			'$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_cmp.c")"
 	eq "a64: the cmp rewritten" "1 2" "$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_cmp.trace")" '.kept, .rewritten')"
 
+	# The same loop with a post-indexed load (and its base set back): the
+	# tail points the writebacks' base back every pass, which copies
+	# share; the eight copies stay, the last one's `cmp` and `b.ne` the
+	# counter's (ldr, sub, add, the base, subs, b.ne: six instructions).
+	cat >"$T/a64_cmpw.c" <<'EOF2'
+__asm__(".text\n.globl main\nmain:\n\tmov x0, #0\n\tmov x1, #34464\n"
+	"\tmovk x1, #1, lsl #16\n\tmov x3, sp\n.Lc:\n\tldr x2, [x3], #8\n"
+	"\tsub x3, x3, #8\n\tadd x0, x0, #1\n\tcmp x0, x1\n"
+	"\tb.ne .Lc\n\tmov w0, #0\n\tret\n");
+EOF2
+	$CC_A64 -O2 -static -o "$T/a64_cmpw" "$T/a64_cmpw.c"
+	exact_a64 "$T/a64_cmpw" a64_cmpw
+	k=$(block_of "$T/a64_cmpw.plan" 99999)
+	eq "a64: a writeback keeps the copies, the last one's cmp the counter's" "1 6" \
+		"$(grep -c "gt_b${k}_c1:" "$T/a64_cmpw.c") $("$DBTPROF" dump --symbols "$T/a64_cmpw.gen.trace" |
+			awk -v s="gt_b${k}_c7+0x0" '$2 == "block" && $6 == s { i = $5 } END { print i + 0 }')"
+
 	# Page crossings (AArch64): a bl and a b to another page, 20,000
 	# times each (the first bl in _start's block), and a b.cond back;
 	# the bl and the b cross in every execution of the generated program
