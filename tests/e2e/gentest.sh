@@ -1455,37 +1455,34 @@ EOF2
 		"$(awk -v f="gt_b$k:" '$0 ~ "\"" f "\\\\n\"" { in_f = 1 } in_f && /(stp|ldp) d[0-9]+, d[0-9]+/ { n[$0 ~ /stp/]++ }
 			in_f && /\.size gt_b/ { exit } END { print n[1] + 0, n[0] + 0 }' "$T/a64_fp.c")"
 
-	# A loop closed by `cmp` and `b.ne` (99,999 passes after the first):
-	# its function gets one copy, the pass counter's `subs` and `b.ne` in
-	# place of the two (as x86-64's, nested_det above), so a pass runs the
-	# original's three instructions in one translated block, the `cmp`
-	# counted as rewritten.
-	cat >"$T/a64_cmp.c" <<'EOF2'
-__asm__(".text\n.globl main\nmain:\n\tmov x0, #0\n\tmov x1, #34464\n"
-	"\tmovk x1, #1, lsl #16\n.Lc:\n\tadd x0, x0, #1\n\tcmp x0, x1\n"
-	"\tb.ne .Lc\n\tmov w0, #0\n\tret\n");
+	# a64_cmp_loop NAME INSNS: main counts x0 up to 100,000 in a loop of
+	# INSNS (assembly text; x3 holds sp) and `add x0, x0, #1; cmp x0, x1;
+	# b.ne`, built as $T/NAME and checked exact (exact_a64); k: the loop's
+	# block (99,999 passes after the first)
+	a64_cmp_loop() {
+		cat >"$T/$1.c" <<EOF2
+__asm__(".text\\n.globl main\\nmain:\\n\\tmov x0, #0\\n\\tmov x1, #34464\\n"
+	"\\tmovk x1, #1, lsl #16\\n\\tmov x3, sp\\n.Lc:\\n$2\\tadd x0, x0, #1\\n"
+	"\\tcmp x0, x1\\n\\tb.ne .Lc\\n\\tmov w0, #0\\n\\tret\\n");
 EOF2
-	$CC_A64 -O2 -static -o "$T/a64_cmp" "$T/a64_cmp.c"
-	exact_a64 "$T/a64_cmp" a64_cmp
-	k=$(block_of "$T/a64_cmp.plan" 99999)
+		$CC_A64 -O2 -static -o "$T/$1" "$T/$1.c"
+		exact_a64 "$T/$1" "$1"
+		k=$(block_of "$T/$1.plan" 99999)
+	}
+	# A loop closed by `cmp` and `b.ne`: its function gets one copy, the
+	# pass counter's `subs` and `b.ne` in place of the two (as x86-64's,
+	# nested_det above), so a pass runs the original's three instructions
+	# in one translated block, the `cmp` counted as rewritten.
+	a64_cmp_loop a64_cmp ""
 	eq "a64: the counter in place of cmp and b.ne" "99999 3 0" \
 		"$("$DBTPROF" dump --symbols "$T/a64_cmp.gen.trace" | awk -v s="gt_b${k}_body+0x0" \
 			'$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_cmp.c")"
 	eq "a64: the cmp rewritten" "1 2" "$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_cmp.trace")" '.kept, .rewritten')"
-
 	# The same loop with a post-indexed load (and its base set back): the
 	# tail points the writebacks' base back every pass, which copies
 	# share; the eight copies stay, the last one's `cmp` and `b.ne` the
 	# counter's (ldr, sub, add, the base, subs, b.ne: six instructions).
-	cat >"$T/a64_cmpw.c" <<'EOF2'
-__asm__(".text\n.globl main\nmain:\n\tmov x0, #0\n\tmov x1, #34464\n"
-	"\tmovk x1, #1, lsl #16\n\tmov x3, sp\n.Lc:\n\tldr x2, [x3], #8\n"
-	"\tsub x3, x3, #8\n\tadd x0, x0, #1\n\tcmp x0, x1\n"
-	"\tb.ne .Lc\n\tmov w0, #0\n\tret\n");
-EOF2
-	$CC_A64 -O2 -static -o "$T/a64_cmpw" "$T/a64_cmpw.c"
-	exact_a64 "$T/a64_cmpw" a64_cmpw
-	k=$(block_of "$T/a64_cmpw.plan" 99999)
+	a64_cmp_loop a64_cmpw '\tldr x2, [x3], #8\n\tsub x3, x3, #8\n'
 	eq "a64: a writeback keeps the copies, the last one's cmp the counter's" "1 6" \
 		"$(grep -c "gt_b${k}_c1:" "$T/a64_cmpw.c") $("$DBTPROF" dump --symbols "$T/a64_cmpw.gen.trace" |
 			awk -v s="gt_b${k}_c7+0x0" '$2 == "block" && $6 == s { i = $5 } END { print i + 0 }')"
