@@ -25,7 +25,10 @@
  * With pre- and post-indexed accesses on a register of their own (emit.c,
  * fold_writebacks_a64()), @fn->sreg: the middle of the data area at the
  * entry and again every pass.  @fn->far: the page crossings (put_cross())
- * in @body, odd if it ends in their section.
+ * in @body, odd if it ends in their section.  @fn->bc: the one copy's
+ * switch counts the passes (emit.c, put_branch_count_a64()), no tail;
+ * the counter points just past the passes' bytes, 0 then 1s, which the
+ * switch's load reads down to the exit's 0.
  */
 #include <stdio.h>
 
@@ -66,6 +69,35 @@ static unsigned written_pairs(const struct dbtp_gt_rw_stats *st)
 	for (int i = 0; i < 5; i++)
 		pairs |= (unsigned)((used >> (19 + 2 * i) & 3) != 0) << i;
 	return pairs;
+}
+
+/* A pass's tail: the stack pointer and the registers that move a pass set
+ * for the next, the passes counted down in register @cr (in the buffer
+ * if -1), and back to the first copy while any are left. */
+static void emit_tail(FILE *f, uint32_t id, const struct dbtp_gt_rw_stats *st,
+		      const struct dbtp_gt_a64_fn *fn, int cr, int pr)
+{
+	if (st->moves_sp)
+		fprintf(f, "\tadd sp, x28, #%d\n",
+			DBTP_GT_STACK_MID - DBTP_GT_DATA);
+	if (pr >= 0) /* the next random byte */
+		fprintf(f, "\tadd x%d, x%d, #1\n", pr, pr);
+	if (fn->sreg >= 0) /* the writebacks' base, back */
+		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
+			DBTP_GT_DATA_SIZE / 2 >> 12);
+	if (fn->wreg >= 0) /* the next chunk */
+		fprintf(f, "\tldr x%d, [x%d, #%d]\n", fn->wreg, fn->wreg,
+			DBTP_GT_WALK_NEXT - 4);
+	if (cr >= 0)
+		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
+	else
+		fprintf(f,
+			"\tsub x9, x28, #%d\n"
+			"\tldr x10, [x9]\n"
+			"\tsubs x10, x10, #1\n"
+			"\tstr x10, [x9]\n",
+			DBTP_GT_DATA - DBTP_GT_SLOT_COUNT);
+	fprintf(f, "\tb.ne gt_b%u_body\n", id);
 }
 
 void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
@@ -111,7 +143,13 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	if (sh)
 		fprintf(f, "\tlsr x11, x11, #%u\n", sh);
 	fprintf(f, "\tstr x11, [x0, #%d]\n", DBTP_GT_SLOT_COUNT);
-	if (cr >= 0)
+	if (fn->bc) /* just past the passes' bytes (put_switch_a64()) */
+		fprintf(f,
+			"\tadrp x9, .Lgt%u_passes\n"
+			"\tadd x9, x9, :lo12:.Lgt%u_passes\n"
+			"\tadd x%d, x9, x11\n",
+			id, id, cr);
+	else if (cr >= 0)
 		fprintf(f, "\tmov x%d, x11\n", cr);
 	if (pr >= 0)
 		fprintf(f,
@@ -143,27 +181,11 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 	if (fn->far % 2)
 		fprintf(f, "\tb .Lgt%u_tail\n\t.popsection\n.Lgt%u_tail:\n", id,
 			id);
-	if (st->moves_sp)
-		fprintf(f, "\tadd sp, x28, #%d\n", stack);
-	if (pr >= 0) /* the next random byte */
-		fprintf(f, "\tadd x%d, x%d, #1\n", pr, pr);
-	if (fn->sreg >= 0) /* the writebacks' base, back */
-		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
-			DBTP_GT_DATA_SIZE / 2 >> 12);
-	if (fn->wreg >= 0) /* the next chunk */
-		fprintf(f, "\tldr x%d, [x%d, #%d]\n", fn->wreg, fn->wreg,
-			DBTP_GT_WALK_NEXT - 4);
-	if (cr >= 0)
-		fprintf(f, "\tsubs x%d, x%d, #1\n", cr, cr);
+	if (fn->bc)
+		fprintf(f, ".Lgt%u_exit:\n", id);
 	else
-		fprintf(f,
-			"\tsub x9, x28, #%d\n"
-			"\tldr x10, [x9]\n"
-			"\tsubs x10, x10, #1\n"
-			"\tstr x10, [x9]\n",
-			DBTP_GT_DATA - DBTP_GT_SLOT_COUNT);
-	fprintf(f, "\tb.ne gt_b%u_body\n\tsub x9, x28, #%d\n", id,
-		DBTP_GT_DATA);
+		emit_tail(f, id, st, fn, cr, pr);
+	fprintf(f, "\tsub x9, x28, #%d\n", DBTP_GT_DATA);
 	if (pr >= 0)
 		fprintf(f, "\tstr x%d, [x9, #%d]\n", pr, DBTP_GT_SLOT_CURSOR);
 	if (fn->wreg >= 0)
@@ -185,4 +207,10 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		".Lgt%u_tab:\n",
 		16 * (nsave + 1), id, id, id);
 	dbtp_gt_emit_table(f, id, u, slots);
+	/* a pass's byte each, the last one's 0: the exit's entry */
+	if (fn->bc)
+		fprintf(f,
+			"\t.pushsection .rodata\n.Lgt%u_passes:\n"
+			"\t.byte 0\n\t.fill %d, 1, 1\n\t.popsection\n",
+			id, DBTP_GT_A64_BC_PASSES);
 }

@@ -2590,10 +2590,15 @@ static int table_parts_a64(char *text, uint32_t id, uint32_t n,
  * copy's table, which starts a page of the buffer (the next even table
  * number, *@njt; an odd one left empty), and the add loads the entry, `ldr
  * xN, [xB, xI, lsl #3]`; the branch and the pads follow as in
- * put_indirect_a64().  1 if put, 0 if not, -1 out of memory.
+ * put_indirect_a64().  Or, with a pass counter @cr (>= 0; function @fn's
+ * one copy, put_branch_count_a64()), the load takes the next of the
+ * passes' bytes, `ldrb wI, [x<cr>, #-1]!`, and the table's entry 0 is
+ * the exit, the others the function's start.  1 if put, 0 if not, -1
+ * out of memory.
  */
 static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
-			  int pr, uint32_t *njt, FILE *jt, char **text)
+			  int pr, int cr, uint32_t fn, uint32_t *njt, FILE *jt,
+			  char **text)
 {
 	struct a64_fold p;
 	char line[4][256], pad[DBTP_GT_JT_PADS][32], next[32], *setup = NULL;
@@ -2609,9 +2614,14 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		(*njt)++;
 	}
 	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
-	snprintf(line[0], sizeof(line[0]),
-		 "\tldrb w%d, [x%d, #%u]\t// was %s\n", p.i, pr, rand_a64(id),
-		 p.was[0]);
+	if (cr >= 0)
+		snprintf(line[0], sizeof(line[0]),
+			 "\tldrb w%d, [x%d, #-1]!\t// was %s\n", p.i, cr,
+			 p.was[0]);
+	else
+		snprintf(line[0], sizeof(line[0]),
+			 "\tldrb w%d, [x%d, #%u]\t// was %s\n", p.i, pr,
+			 rand_a64(id), p.was[0]);
 	snprintf(line[1], sizeof(line[1]),
 		 "\tadd x%d, x28, #%u, lsl #12\t// was %s\n", p.b,
 		 (jt_at(*njt) - DBTP_GT_DATA) >> 12, p.was[1]);
@@ -2622,7 +2632,7 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		return -1;
 	br = strchr(*text + p.at[3], '\n') + 1;
 	fprintf(f, "%.*s", (int)(*text + p.at[3] + p.len[3] - br), br);
-	put_pads(f, id, rd->rnd_pads, 5, pad);
+	put_pads(f, id, cr >= 0 ? 0 : rd->rnd_pads, 5, pad);
 	fclose(f);
 	if (p.at[0] < p.at[1]) { /* from the end, so that offsets hold */
 		order[2] = 1;
@@ -2635,7 +2645,13 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 			return -1;
 		}
 	free(setup);
-	put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
+	if (cr >= 0) {
+		snprintf(pad[0], sizeof(pad[0]), ".Lgt%u_exit", fn);
+		snprintf(next, sizeof(next), "gt_b%u_body", fn);
+		put_table(jt, pad, 1, 1, next);
+	} else {
+		put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
+	}
 	return 1;
 }
 _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA) % 4096 == 0 &&
@@ -2659,6 +2675,51 @@ static int switch_a64(char *const *body, unsigned u, uint32_t k, uint32_t n,
 			   q.l_mark != p->l_mark)))
 			return 0;
 	return u > 0;
+}
+
+/* A switch put through a table (put_switch_a64(), @sw its parts) in
+ * its block's counts @s: the adr gone, the load, the base and the add
+ * rewritten. */
+static void switch_stats(struct dbtp_gt_rw_stats *s, const struct a64_fold *sw)
+{
+	uint32_t f = 1 + (uint32_t)sw->l_kept + (uint32_t)sw->b_kept;
+
+	s->n[DBTP_GT_KEPT] -= f;
+	s->n[DBTP_GT_REWRITTEN] += f;
+	s->helpers--;
+	s->walkable -= (uint32_t)sw->l_mark;
+}
+
+/*
+ * AArch64: put_branch_count()'s counterpart, for function @b of one copy
+ * (@body) whose last member @last ends in a switch (table_parts_a64()):
+ * the switch counts the passes (put_switch_a64() with the pass counter,
+ * which the entry points just past the function's run of pass bytes,
+ * emit-a64.c), so that a pass runs the original's instructions in one
+ * translated block, with no tail.  Table *@njt, the next even one; the
+ * counts in @sum.  1 if put, 0 if not, -1 out of memory.
+ */
+static int put_branch_count_a64(const dbtp_gt_model *m,
+				const struct rewritten *rd, uint32_t b,
+				uint32_t last, char **body,
+				const struct dbtp_gt_rw_stats *st,
+				uint32_t *njt, FILE *jt,
+				struct dbtp_gt_summary *sum)
+{
+	uint32_t n = blk(m, last)->ninsns;
+	int cr = dbtp_gt_a64_reg(st->regs, 0), r;
+	struct a64_fold sw;
+
+	if (cr < 0 || *njt + 2 > DBTP_GT_JT_MAX ||
+	    !switch_a64(body, 1, last, n, &sw))
+		return 0;
+	r = put_switch_a64(&rd[last], last * DBTP_GT_MAX_UNROLL, n, -1, cr, b,
+			   njt, jt, &body[0]);
+	if (r > 0) {
+		(*njt)++;
+		switch_stats(&sum->stat[last], &sw);
+	}
+	return r;
 }
 
 /* An AArch64 pre- or post-indexed access: the rewriter's offset form on
@@ -2982,7 +3043,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 
 			if (ind && swk) {
 				r = put_switch_a64(&rd[k], id, bl->ninsns, pr,
-						   njt, jt, &body[j]);
+						   -1, b, njt, jt, &body[j]);
 				*njt += r > 0;
 			} else if (ind && fx) {
 				int kept;
@@ -3043,10 +3104,8 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		 * four for a table (put_indirect_a64(), its adr the
 		 * rewriter's) less one */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
-		if (any && swk) { /* the adr gone; the three rewritten */
-			folded = 1 + sw.l_kept + sw.b_kept;
-			sum->stat[k].helpers--;
-			sum->stat[k].walkable -= (uint32_t)sw.l_mark;
+		if (any && swk) {
+			switch_stats(&sum->stat[k], &sw);
 		} else if (any && fx) { /* no helper; the writer rewritten */
 			folded = fkept;
 		} else {
@@ -3888,7 +3947,8 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * A closing one with random branches gets the copies random_copies()
  * says (@dis).  One that ends in a return or indirect branch and has no
  * random branch counts in that branch's target (put_branch_count()), in
- * one copy.  An x86-64 self-loop
+ * one copy; on AArch64 only a switch (put_branch_count_a64()) where the
+ * tail has nothing else to do.  An x86-64 self-loop
  * (rd->loop) starts from one copy, unless it misses less than every
  * other execution (its walks spread over copies: put_walks()); an
  * AArch64 one, which has no `loop` to count its passes with, gets copies
@@ -3923,6 +3983,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		uint32_t regs = 0, last = b;
 		unsigned u = umax, bytes = 0;
 		double wx = 0; /* misses a copy */
+		struct a64_fold sw;
 		/* tail: AArch64, the tail has more to do than count */
 		int rnd = 0, walk, tail = 0;
 
@@ -3957,9 +4018,11 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		if (closes(&rd[last]) && rnd && u > 1)
 			u = random_copies(m, rd, dis, last, u,
 					  walk ? walk_copies(wx, u) : 1);
-		rd[b].branch_count = !a64 && !rnd && !walk &&
-				     counter_reg(regs, 0) &&
-				     ends_indirect(m, &rd[last], last);
+		rd[b].branch_count =
+		    !rnd && !walk && counter_free(a64, regs) &&
+		    ends_indirect(m, &rd[last], last) &&
+		    (!a64 || (!tail && switch_a64(rd[last].body, 1, last,
+						  blk(m, last)->ninsns, &sw)));
 		if (rd[b].branch_count)
 			u = 1;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
@@ -4578,7 +4641,15 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, &fa.jreg, sum)
 			     : 0;
-		for (uint32_t k = b; a64 && rnd >= 0 && k != UINT32_MAX;
+		/* AArch64: a switch that counts the passes, before its add
+		 * becomes the adr (fold_target_a64()); no tail to walk in */
+		bc = a64 && !rnd && r->branch_count && !st.moves_sp
+			 ? put_branch_count_a64(m, rd, b, last, body, &st, &njt,
+						jt, sum)
+			 : 0;
+		fa.bc = bc > 0;
+		for (uint32_t k = b;
+		     a64 && rnd >= 0 && bc >= 0 && k != UINT32_MAX;
 		     k = seq_next[k])
 			if (ends_indirect(m, &rd[k], k) &&
 			    fold_target_a64(body, r->u, k, blk(m, k),
@@ -4587,7 +4658,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		fa.sreg = a64 ? fold_writebacks_a64(body, r->u, &st, sum) : -1;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
-		if (walk_on) {
+		if (walk_on && !fa.bc) {
 			if (a64)
 				fa.wreg =
 				    dbtp_gt_a64_reg(st.regs, !rnd	   ? 1
@@ -4616,12 +4687,14 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		dr = reset && !a64 && st.sp_reset
 			 ? define_resets(body, r->u, sp_popped(&st))
 			 : 0;
-		bc = !rnd && !wg && !ws && r->branch_count &&
-			     njt < DBTP_GT_JT_MAX
-			 ? put_branch_count(m, &rd[last], b, last, body, &st,
-					    reset, njt, jt)
-			 : 0;
-		njt += bc > 0;
+		if (!a64) {
+			bc = !rnd && !wg && !ws && r->branch_count &&
+				     njt < DBTP_GT_JT_MAX
+				 ? put_branch_count(m, &rd[last], b, last, body,
+						    &st, reset, njt, jt)
+				 : 0;
+			njt += bc > 0;
+		}
 		fclose(jt);
 		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
 		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0 ||
@@ -4632,7 +4705,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		}
 		/* passes a call at most: the stack's, a table's */
 		most = reset ? UINT32_MAX : keep;
-		if (bc && most > DBTP_GT_RAND_PASSES)
+		if (bc > 0 && a64 && most > DBTP_GT_A64_BC_PASSES)
+			most = DBTP_GT_A64_BC_PASSES;
+		else if (bc > 0 && !a64 && most > DBTP_GT_RAND_PASSES)
 			most = DBTP_GT_RAND_PASSES;
 		if (a64 && rnd > 0 && most > DBTP_GT_A64_RAND_PASSES)
 			most = DBTP_GT_A64_RAND_PASSES;

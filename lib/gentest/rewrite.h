@@ -72,6 +72,7 @@ struct dbtp_gt_a64_fn {
 	unsigned joff;
 	int sreg; /* the writebacks' base (emit.c), or -1 */
 	int far;  /* page crossings; odd: the copies end in their section */
+	int bc;	  /* a switch counts the passes (emit.c), no tail */
 };
 
 /*
@@ -106,6 +107,11 @@ int dbtp_gt_a64_reg(uint32_t regs, int k);
  * (so that it reads within the random bytes). */
 #define DBTP_GT_A64_RAND 4096
 #define DBTP_GT_A64_RAND_PASSES (131072 - 65536 - DBTP_GT_A64_RAND)
+
+/* AArch64: the passes a call of a function whose switch counts them
+ * (emit.c, put_branch_count_a64()), a byte each read down to a 0: a call
+ * costs its entry and exit (some 30 instructions) every this many. */
+#define DBTP_GT_A64_BC_PASSES 4095
 
 /* Where a walk line holds the next one's offset (emit.c). */
 #define DBTP_GT_WALK_NEXT 60
