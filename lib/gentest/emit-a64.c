@@ -24,7 +24,7 @@
  * @fn->jreg holds the first's address, x28 + @fn->joff, set at the entry.
  * With pre- and post-indexed accesses on a register of their own (emit.c,
  * fold_writebacks_a64()), @fn->sreg: the middle of the data area at the
- * entry and again every pass.  @fn->far: the page crossings (put_cross())
+ * entry, and again every pass if @fn->sreset.  @fn->far: the page crossings (put_cross())
  * in @body, odd if it ends in their section.  @fn->bc: the one copy's
  * switch counts the passes (emit.c, put_branch_count_a64()), no tail;
  * the counter points just past the passes' bytes, 0 then 1s, which the
@@ -82,7 +82,7 @@ static void emit_tail(FILE *f, uint32_t id, const struct dbtp_gt_rw_stats *st,
 			DBTP_GT_STACK_MID - DBTP_GT_DATA);
 	if (pr >= 0) /* the next random byte */
 		fprintf(f, "\tadd x%d, x%d, #1\n", pr, pr);
-	if (fn->sreg >= 0) /* the writebacks' base, back */
+	if (fn->sreset) /* the writebacks' base, back */
 		fprintf(f, "\tadd x%d, x28, #%d, lsl #12\n", fn->sreg,
 			DBTP_GT_DATA_SIZE / 2 >> 12);
 	if (fn->wreg >= 0) /* the next chunk */

@@ -2809,55 +2809,85 @@ static int writeback_at(const char *text, const char *s, const char *e,
  * middle of the data area, and still address it. */
 #define DBTP_GT_A64_WB_SPAN (DBTP_GT_DATA_SIZE / 2 - 64)
 
-/* AArch64: copy @text has a pre- or post-indexed access, whose function
- * then points their base back at every pass (fold_writebacks_a64()). */
-static int has_writeback(const char *text)
+/* AArch64: a pass's pre- and post-indexed accesses by the alignment
+ * class a (0..4) that they may fold in (fold_writebacks_a64()): how
+ * many, how far their steps take the base in all and in sum. */
+struct wb_plan {
+	unsigned count[5];
+	long span[5], drift[5];
+};
+
+/* The accesses of copy @text to @p. */
+static void wb_add(const char *text, struct wb_plan *p)
 {
 	struct a64_wb wb;
 
 	for (const char *s = text, *e; (e = strchr(s, '\n')); s = e + 1)
 		if (writeback_at(text, s, e, &wb))
-			return 1;
-	return 0;
+			for (int a = 0; a < 5; a++)
+				if (wb.need <= 1u << a &&
+				    wb.imm % (1 << a) == 0) {
+					p->count[a]++;
+					p->span[a] += labs(wb.imm);
+					p->drift[a] += wb.imm;
+				}
+}
+
+/* The class of @p that folds the most accesses, or -1. */
+static int wb_best(const struct wb_plan *p)
+{
+	int best = -1;
+
+	for (int a = 0; a < 5; a++)
+		if (p->count[a] && p->span[a] <= DBTP_GT_A64_WB_SPAN &&
+		    (best < 0 || p->count[a] >= p->count[best]))
+			best = a;
+	return best;
+}
+
+/* The passes a call in which class @a's base, pointed at the middle of
+ * the data area at the entry and drifting by the pass's steps, still
+ * addresses it; UINT32_MAX if the steps add up to none. */
+static uint32_t wb_passes(const struct wb_plan *p, int a)
+{
+	unsigned long d = (unsigned long)labs(p->drift[a]);
+
+	if (!d)
+		return UINT32_MAX;
+	d = (unsigned long)(DBTP_GT_A64_WB_SPAN - p->span[a]) / d + 1;
+	return d < UINT32_MAX ? (uint32_t)d : UINT32_MAX;
 }
 
 /*
  * AArch64: the pre- and post-indexed accesses of a function's @u copies
  * in @body (function registers @st) address a free register of its own,
  * the writebacks' base (dbtp_gt_a64_reg(), the sixth), which the entry
- * and every pass point at the middle of the data area: `str w0, [x24],
- * #4` instead of `str w0, [x28]` and `add x19, x19, #4`, one for one.
- * Those whose steps are multiples of one alignment that each of them
- * needs, the largest such set, so that every access stays aligned; no
- * more than DBTP_GT_A64_WB_SPAN of steps a pass.  The register, or -1 if
- * none folds; -2 out of memory.  Notes the helpers gone in @sum.
+ * points at the middle of the data area: `str w0, [x24], #4` instead of
+ * `str w0, [x28]` and `add x19, x19, #4`, one for one.  Those whose steps
+ * are multiples of one alignment that each of them needs, the largest
+ * such set, so that every access stays aligned; no more than
+ * DBTP_GT_A64_WB_SPAN of steps a pass.  The base drifts by the pass's
+ * steps from pass to pass, within the data area for *@passes a call
+ * (wb_passes()); where that is fewer than DBTP_GT_SP_PASSES, the tail
+ * points it back every pass (emit-a64.c), and where it is fewer than
+ * @least, none folds.  The register, or -1 if none folds; -2 out of
+ * memory.  Notes the helpers gone in @sum.
  */
 static int fold_writebacks_a64(char **body, unsigned u,
 			       const struct dbtp_gt_rw_stats *st,
+			       uint32_t least, uint32_t *passes,
 			       struct dbtp_gt_summary *sum)
 {
-	int sr = dbtp_gt_a64_reg(st->regs, 5), best = -1;
-	unsigned count[5] = {0};
-	long span[5] = {0};
+	int sr = dbtp_gt_a64_reg(st->regs, 5), best;
+	struct wb_plan wp = {{0}, {0}, {0}};
 	struct a64_wb wb;
 
 	if (sr < 0)
 		return -1;
 	for (unsigned j = 0; j < u; j++)
-		for (const char *s = body[j], *e; (e = strchr(s, '\n'));
-		     s = e + 1)
-			if (writeback_at(body[j], s, e, &wb))
-				for (int a = 0; a < 5; a++)
-					if (wb.need <= 1u << a &&
-					    wb.imm % (1 << a) == 0) {
-						count[a]++;
-						span[a] += labs(wb.imm);
-					}
-	for (int a = 0; a < 5; a++)
-		if (count[a] && span[a] <= DBTP_GT_A64_WB_SPAN &&
-		    (best < 0 || count[a] >= count[best]))
-			best = a;
-	if (best < 0)
+		wb_add(body[j], &wp);
+	if ((best = wb_best(&wp)) < 0 ||
+	    (*passes = wb_passes(&wp, best)) < least)
 		return -1;
 	for (unsigned j = 0; j < u; j++) {
 		uint32_t id = 0;
@@ -3955,7 +3985,8 @@ static unsigned random_copies(const dbtp_gt_model *m, struct rewritten *rd,
  * as any block (a pass counter's two instructions every few passes
  * rather than one more every pass) unless its counter takes the place
  * of a compare.  On AArch64 only where the tail has nothing else to do
- * every pass (a stack-pointer reset, the writebacks' base: emit-a64.c):
+ * every pass (a stack-pointer reset, the writebacks' base where it
+ * would leave the data area within a few passes: emit-a64.c):
  * spread over copies, that costs less than the compare's place saves.
  * rd[].body[0] and @stat are copy 0's.
  */
@@ -3984,6 +4015,8 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		unsigned u = umax, bytes = 0;
 		double wx = 0; /* misses a copy */
 		struct a64_fold sw;
+		struct wb_plan wp = {{0}, {0}, {0}};
+		int wb;
 		/* tail: AArch64, the tail has more to do than count */
 		int rnd = 0, walk, tail = 0;
 
@@ -4000,11 +4033,17 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			bytes += text_bytes(rd[k].body[0]) + 2 * 15 +
 				 (blk(m, k)->br == DBTP_BR_CALL ? 5 : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
-			tail |= a64 && (stat[k].moves_sp ||
-					has_writeback(rd[k].body[0]));
+			tail |= a64 && stat[k].moves_sp;
+			if (a64)
+				wb_add(rd[k].body[0], &wp);
 			wx += rd[k].walk;
 			last = k;
 		}
+		/* and the writebacks' base, pointed back every pass where it
+		 * would leave the data area in few (fold_writebacks_a64()) */
+		if (a64 && (wb = wb_best(&wp)) >= 0 &&
+		    wb_passes(&wp, wb) < DBTP_GT_SP_PASSES)
+			tail = 1;
 		walk = walks_in(wx, umax);
 		while (seq_head[b] == b && u > 1 &&
 		       (u / 2) * len >= DBTP_GT_SEQ_LEN)
@@ -4615,6 +4654,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		/* AArch64: its registers */
 		struct dbtp_gt_a64_fn fa = {.wreg = -1, .jreg = -1};
 		uint32_t keep, most; /* passes a call without a stack reset */
+		uint32_t wbp = UINT32_MAX; /* the writebacks' base's */
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -4655,7 +4695,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			    fold_target_a64(body, r->u, k, blk(m, k),
 					    &sum->stat[k]) < 0)
 				rnd = -1;
-		fa.sreg = a64 ? fold_writebacks_a64(body, r->u, &st, sum) : -1;
+		fa.sreg = a64 ? fold_writebacks_a64(body, r->u, &st,
+						    fa.bc ? DBTP_GT_SP_PASSES : 0,
+						    &wbp, sum)
+			      : -1;
+		fa.sreset = fa.sreg >= 0 && wbp < DBTP_GT_SP_PASSES;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
 		if (walk_on && !fa.bc) {
@@ -4711,6 +4755,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			most = DBTP_GT_RAND_PASSES;
 		if (a64 && rnd > 0 && most > DBTP_GT_A64_RAND_PASSES)
 			most = DBTP_GT_A64_RAND_PASSES;
+		if (fa.sreg >= 0 && !fa.sreset && most > wbp)
+			most = wbp;
 		if (most < UINT32_MAX)
 			chunk[b] = (uint64_t)most * r->u;
 		ff = open_memstream(&fn, &fn_len);

@@ -1478,13 +1478,23 @@ EOF2
 		"$("$DBTPROF" dump --symbols "$T/a64_cmp.gen.trace" | awk -v s="gt_b${k}_body+0x0" \
 			'$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_cmp.c")"
 	eq "a64: the cmp rewritten" "1 2" "$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_cmp.trace")" '.kept, .rewritten')"
-	# The same loop with a post-indexed load (and its base set back): the
-	# tail points the writebacks' base back every pass, which copies
-	# share; the eight copies stay, the last one's `cmp` and `b.ne` the
-	# counter's (ldr, sub, add, the base, subs, b.ne: six instructions).
+	# The same loop with a post-indexed load (and its base set back):
+	# the writebacks' base, set at the entry, drifts 8 bytes a pass, and
+	# a call runs the (16,320 - 8) / 8 + 1 = 2,040 passes that keep it in
+	# the data area; one copy, the counter in place of cmp and b.ne (ldr,
+	# sub, add, subs, b.ne: five instructions, the original's).
 	a64_cmp_loop a64_cmpw '\tldr x2, [x3], #8\n\tsub x3, x3, #8\n'
-	eq "a64: a writeback keeps the copies, the last one's cmp the counter's" "1 6" \
+	eq "a64: a writeback's drift, one copy, the counter in place of cmp" "0 99999 5 1" \
 		"$(grep -c "gt_b${k}_c1:" "$T/a64_cmpw.c") $("$DBTPROF" dump --symbols "$T/a64_cmpw.gen.trace" |
+			awk -v s="gt_b${k}_body+0x0" '$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -cE "^	\{gt_b$k, .*, 2040\},$" "$T/a64_cmpw.c")"
+	# With steps of 128 the base would leave the data area within 127
+	# passes, fewer than a call's 256: the tail points it back every
+	# pass, which copies share; the eight copies stay, the last one's
+	# `cmp` and `b.ne` the counter's (ldr, sub, add, the base, subs,
+	# b.ne: six instructions).
+	a64_cmp_loop a64_cmpx '\tldr x2, [x3], #128\n\tsub x3, x3, #128\n'
+	eq "a64: a writeback's wide drift keeps the copies, the last one's cmp the counter's" "1 6" \
+		"$(grep -c "gt_b${k}_c1:" "$T/a64_cmpx.c") $("$DBTPROF" dump --symbols "$T/a64_cmpx.gen.trace" |
 			awk -v s="gt_b${k}_c7+0x0" '$2 == "block" && $6 == s { i = $5 } END { print i + 0 }')"
 
 	# Page crossings (AArch64): a bl and a b to another page, 20,000
@@ -1776,8 +1786,9 @@ EOF2
 	wr=$(grep -oE 'str w2, \[x[0-9]+\], #4\\t// was str w2, \[x19\], #4' "$T/a64_wb.c" | head -1 | sed 's/^str w2, \[x\([0-9]*\)\].*/\1/')
 	eq "a64 writebacks: on their register" 3 \
 		"$(grep -oE "(str w2, \[x$wr\], #4|ldr w3, \[x$wr, #-4\]!|str w3, \[x$wr\], #4)\\\\t// was" "$T/a64_wb.c" | sort -u | wc -l)"
-	# (in two functions: the start's block runs the first pass)
-	eq "a64 writebacks: the register at the entry and every pass" 4 \
+	# (in two functions, the start's block runs the first pass; the
+	# register drifts, 16 bytes a pass of the loop's 4 copies)
+	eq "a64 writebacks: the register at the entry only" 2 \
 		"$(grep -c "add x$wr, x28, #4, lsl #12" "$T/a64_wb.c")"
 
 	# A pthreads C program (glibc: exclusives, LSE atomics, mrs
