@@ -24,9 +24,9 @@
  * @fn->jreg holds the first's address, x28 + @fn->joff, set at the entry.
  * With pre- and post-indexed accesses on a register of their own (emit.c,
  * fold_writebacks_a64()), @fn->sreg: the middle of the data area at the
- * entry, and again every pass if @fn->sreset.  @fn->far: the page crossings (put_cross())
- * in @body, odd if it ends in their section.  @fn->bc: the one copy's
- * switch counts the passes (emit.c, put_branch_count_a64()), no tail;
+ * entry, and again every pass if @fn->sreset.  @fn->far: the page crossings
+ * (put_cross()) in @body, odd if it ends in their section.  @fn->bc: the one
+ * copy's switch counts the passes (emit.c, put_branch_count_a64()), no tail;
  * the counter points just past the passes' bytes, 0 then 1s, which the
  * switch's load reads down to the exit's 0.
  */

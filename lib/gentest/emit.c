@@ -4654,7 +4654,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		/* AArch64: its registers */
 		struct dbtp_gt_a64_fn fa = {.wreg = -1, .jreg = -1};
 		uint32_t keep, most; /* passes a call without a stack reset */
-		uint32_t wbp = UINT32_MAX; /* the writebacks' base's */
+		uint32_t wbp = UINT32_MAX, wbl; /* the writebacks' base's */
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -4695,10 +4695,10 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			    fold_target_a64(body, r->u, k, blk(m, k),
 					    &sum->stat[k]) < 0)
 				rnd = -1;
-		fa.sreg = a64 ? fold_writebacks_a64(body, r->u, &st,
-						    fa.bc ? DBTP_GT_SP_PASSES : 0,
-						    &wbp, sum)
-			      : -1;
+		wbl = fa.bc ? DBTP_GT_SP_PASSES : 0; /* no tail to reset in */
+		fa.sreg =
+		    a64 ? fold_writebacks_a64(body, r->u, &st, wbl, &wbp, sum)
+			: -1;
 		fa.sreset = fa.sreg >= 0 && wbp < DBTP_GT_SP_PASSES;
 		unal =
 		    unal_on ? put_unaligned(m, rd, seq_next, b, body, sum) : 0;
