@@ -4747,7 +4747,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			free_texts(seq, seq_slots);
 			goto nomem;
 		}
-		/* passes a call at most: the stack's, a table's */
+		/* passes a call at most: the stack's, a table's, the
+		 * writebacks' base's */
 		most = reset ? UINT32_MAX : keep;
 		if (bc > 0 && a64 && most > DBTP_GT_A64_BC_PASSES)
 			most = DBTP_GT_A64_BC_PASSES;
