@@ -27,8 +27,9 @@
  * entry, and again every pass if @fn->sreset.  @fn->far: the page crossings
  * (put_cross()) in @body, odd if it ends in their section.  @fn->bc: the one
  * copy's switch counts the passes (emit.c, put_branch_count_a64()), no tail;
- * the counter points just past the passes' bytes, 0 then 1s, which the
- * switch's load reads down to the exit's 0.
+ * the counter points just past the passes' bytes, which the switch's load
+ * reads down: 0s, whose target its add computes as the start, then the
+ * exit's distance from it.
  */
 #include <stdio.h>
 
@@ -207,10 +208,12 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		".Lgt%u_tab:\n",
 		16 * (nsave + 1), id, id, id);
 	dbtp_gt_emit_table(f, id, u, slots);
-	/* a pass's byte each, the last one's 0: the exit's entry */
+	/* a pass's byte each, read down: 0 (the add computes the start),
+	 * the last one the exit's distance at the add's scale */
 	if (fn->bc)
 		fprintf(f,
 			"\t.pushsection .rodata\n.Lgt%u_passes:\n"
-			"\t.byte 0\n\t.fill %d, 1, 1\n\t.popsection\n",
-			id, DBTP_GT_A64_BC_PASSES);
+			"\t.byte (.Lgt%u_exit - gt_b%u_body) >> %d\n"
+			"\t.fill %d, 1, 0\n\t.popsection\n",
+			id, id, id, fn->bc_shift, DBTP_GT_A64_BC_PASSES);
 }

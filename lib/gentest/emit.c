@@ -2590,15 +2590,10 @@ static int table_parts_a64(char *text, uint32_t id, uint32_t n,
  * copy's table, which starts a page of the buffer (the next even table
  * number, *@njt; an odd one left empty), and the add loads the entry, `ldr
  * xN, [xB, xI, lsl #3]`; the branch and the pads follow as in
- * put_indirect_a64().  Or, with a pass counter @cr (>= 0; function @fn's
- * one copy, put_branch_count_a64()), the load takes the next of the
- * passes' bytes, `ldrb wI, [x<cr>, #-1]!`, and the table's entry 0 is
- * the exit, the others the function's start.  1 if put, 0 if not, -1
- * out of memory.
+ * put_indirect_a64().  1 if put, 0 if not, -1 out of memory.
  */
 static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
-			  int pr, int cr, uint32_t fn, uint32_t *njt, FILE *jt,
-			  char **text)
+			  int pr, uint32_t *njt, FILE *jt, char **text)
 {
 	struct a64_fold p;
 	char line[4][256], pad[DBTP_GT_JT_PADS][32], next[32], *setup = NULL;
@@ -2614,14 +2609,9 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		(*njt)++;
 	}
 	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
-	if (cr >= 0)
-		snprintf(line[0], sizeof(line[0]),
-			 "\tldrb w%d, [x%d, #-1]!\t// was %s\n", p.i, cr,
-			 p.was[0]);
-	else
-		snprintf(line[0], sizeof(line[0]),
-			 "\tldrb w%d, [x%d, #%u]\t// was %s\n", p.i, pr,
-			 rand_a64(id), p.was[0]);
+	snprintf(line[0], sizeof(line[0]),
+		 "\tldrb w%d, [x%d, #%u]\t// was %s\n", p.i, pr, rand_a64(id),
+		 p.was[0]);
 	snprintf(line[1], sizeof(line[1]),
 		 "\tadd x%d, x28, #%u, lsl #12\t// was %s\n", p.b,
 		 (jt_at(*njt) - DBTP_GT_DATA) >> 12, p.was[1]);
@@ -2632,7 +2622,7 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 		return -1;
 	br = strchr(*text + p.at[3], '\n') + 1;
 	fprintf(f, "%.*s", (int)(*text + p.at[3] + p.len[3] - br), br);
-	put_pads(f, id, cr >= 0 ? 0 : rd->rnd_pads, 5, pad);
+	put_pads(f, id, rd->rnd_pads, 5, pad);
 	fclose(f);
 	if (p.at[0] < p.at[1]) { /* from the end, so that offsets hold */
 		order[2] = 1;
@@ -2645,13 +2635,7 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 			return -1;
 		}
 	free(setup);
-	if (cr >= 0) {
-		snprintf(pad[0], sizeof(pad[0]), ".Lgt%u_exit", fn);
-		snprintf(next, sizeof(next), "gt_b%u_body", fn);
-		put_table(jt, pad, 1, 1, next);
-	} else {
-		put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
-	}
+	put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
 	return 1;
 }
 _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA) % 4096 == 0 &&
@@ -2677,12 +2661,14 @@ static int switch_a64(char *const *body, unsigned u, uint32_t k, uint32_t n,
 	return u > 0;
 }
 
-/* A switch put through a table (put_switch_a64(), @sw its parts) in
- * its block's counts @s: the adr gone, the load, the base and the add
+/* A switch put through a table (put_switch_a64(), @sw its parts) or
+ * counting passes (put_branch_count_a64(), @add 0: its add kept) in its
+ * block's counts @s: the adr gone, the load, the base and the add
  * rewritten. */
-static void switch_stats(struct dbtp_gt_rw_stats *s, const struct a64_fold *sw)
+static void switch_stats(struct dbtp_gt_rw_stats *s, const struct a64_fold *sw,
+			 uint32_t add)
 {
-	uint32_t f = 1 + (uint32_t)sw->l_kept + (uint32_t)sw->b_kept;
+	uint32_t f = add + (uint32_t)sw->l_kept + (uint32_t)sw->b_kept;
 
 	s->n[DBTP_GT_KEPT] -= f;
 	s->n[DBTP_GT_REWRITTEN] += f;
@@ -2690,36 +2676,78 @@ static void switch_stats(struct dbtp_gt_rw_stats *s, const struct a64_fold *sw)
 	s->walkable -= (uint32_t)sw->l_mark;
 }
 
+/* The instruction lines of @text (4 bytes each on AArch64). */
+static uint32_t text_lines(const char *text)
+{
+	uint32_t n = 0;
+
+	for (const char *l = text; (l = strchr(l, '\n')); l++)
+		n += l[1] == '\t' && l[2] != '.';
+	return n;
+}
+
+/* The shift of switch @sw's add, if it scales by at most 4 and a byte
+ * at that scale reaches past @lines instruction lines (the exit of a
+ * function of them: put_branch_count_a64()); else -1. */
+static int switch_reach(const struct a64_fold *sw, uint32_t lines)
+{
+	char ext[8] = "";
+	int sh = 0;
+	uint32_t lim;
+	/* the add's index operand: "wI[, <extend|lsl> #sh]" */
+	const char *x = strchr(sw->was[2], ',');
+
+	x = x ? strchr(x + 1, ',') : NULL;
+	x = x ? strchr(x + 1, ',') : NULL;
+	if (x && sscanf(x, ", %7[a-z] #%d", ext, &sh) < 1)
+		return -1;
+	lim = strcmp(ext, "sxtb") ? 255 : 127;
+	return sh >= 0 && sh <= 2 && 4 * (lines + 1) <= lim << sh ? sh : -1;
+}
+
 /*
  * AArch64: put_branch_count()'s counterpart, for function @b of one copy
- * (@body) whose last member @last ends in a switch (table_parts_a64()):
- * the switch counts the passes (put_switch_a64() with the pass counter,
- * which the entry points just past the function's run of pass bytes,
- * emit-a64.c), so that a pass runs the original's instructions in one
- * translated block, with no tail.  Table *@njt, the next even one; the
- * counts in @sum.  1 if put, 0 if not, -1 out of memory.
+ * (@body) whose last member @last ends in a switch (table_parts_a64(),
+ * @sw its parts): the switch counts the passes.  Its load reads the next
+ * of the function's pass bytes through the pass counter, which the entry
+ * points just past the pass count's byte (`ldrb wI, [xC, #-1]!`; 0s, the
+ * last the exit's distance from the start over the add's scale:
+ * emit-a64.c), its base is the function's start (`adr xB,
+ * gt_b<b>_body`), and its add, kept, computes the start or, at the last
+ * pass, the exit: the original's instructions, one load among them, in
+ * one translated block a pass, with no tail.  Only where the add scales
+ * by at most 4 and the exit is in reach of a byte at that scale (the
+ * function's lines counted, 4 bytes each).  The scale's shift in
+ * *@shift; the counts in @sum.  1 if put, 0 if not, -1 out of memory.
  */
-static int put_branch_count_a64(const dbtp_gt_model *m,
-				const struct rewritten *rd, uint32_t b,
+static int put_branch_count_a64(const dbtp_gt_model *m, uint32_t b,
 				uint32_t last, char **body,
-				const struct dbtp_gt_rw_stats *st,
-				uint32_t *njt, FILE *jt,
+				const struct dbtp_gt_rw_stats *st, int *shift,
 				struct dbtp_gt_summary *sum)
 {
 	uint32_t n = blk(m, last)->ninsns;
-	int cr = dbtp_gt_a64_reg(st->regs, 0), r;
+	int cr = dbtp_gt_a64_reg(st->regs, 0), sh;
+	char line[2][256], *at;
 	struct a64_fold sw;
 
-	if (cr < 0 || *njt + 2 > DBTP_GT_JT_MAX ||
-	    !switch_a64(body, 1, last, n, &sw))
+	if (cr < 0 || !switch_a64(body, 1, last, n, &sw) ||
+	    (sh = switch_reach(&sw, text_lines(body[0]))) < 0)
 		return 0;
-	r = put_switch_a64(&rd[last], last * DBTP_GT_MAX_UNROLL, n, -1, cr, b,
-			   njt, jt, &body[0]);
-	if (r > 0) {
-		(*njt)++;
-		switch_stats(&sum->stat[last], &sw);
-	}
-	return r;
+	snprintf(line[0], sizeof(line[0]),
+		 "\tldrb w%d, [x%d, #-1]!\t// was %s\n", sw.i, cr, sw.was[0]);
+	snprintf(line[1], sizeof(line[1]),
+		 "\tadr x%d, gt_b%u_body\t// was %s\n", sw.b, b, sw.was[1]);
+	/* from the end, so that offsets hold: the adr before the branch
+	 * goes, the add stays, then the load and the base */
+	at = strchr(body[0] + sw.at[3], '\n') + 1;
+	if (splice(&body[0], sw.at[3], (size_t)(at - body[0]) - sw.at[3], ""))
+		return -1;
+	for (int k = sw.at[0] > sw.at[1] ? 0 : 1, i = 0; i < 2; i++, k ^= 1)
+		if (splice(&body[0], sw.at[k], sw.len[k], line[k]))
+			return -1;
+	switch_stats(&sum->stat[last], &sw, 0);
+	*shift = sh;
+	return 1;
 }
 
 /* An AArch64 pre- or post-indexed access: the rewriter's offset form on
@@ -3073,7 +3101,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 
 			if (ind && swk) {
 				r = put_switch_a64(&rd[k], id, bl->ninsns, pr,
-						   -1, b, njt, jt, &body[j]);
+						   njt, jt, &body[j]);
 				*njt += r > 0;
 			} else if (ind && fx) {
 				int kept;
@@ -3135,7 +3163,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		 * rewriter's) less one */
 		sum->random[k] = (uint8_t)(any ? 1 + ind : 0);
 		if (any && swk) {
-			switch_stats(&sum->stat[k], &sw);
+			switch_stats(&sum->stat[k], &sw, 1);
 		} else if (any && fx) { /* no helper; the writer rewritten */
 			folded = fkept;
 		} else {
@@ -4017,6 +4045,9 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		struct a64_fold sw;
 		struct wb_plan wp = {{0}, {0}, {0}};
 		int wb;
+		/* a pass's instruction lines, fewer than its text's will be
+		 * (a sequence's jumps, resets): counted twice over */
+		uint32_t lines = 0;
 		/* tail: AArch64, the tail has more to do than count */
 		int rnd = 0, walk, tail = 0;
 
@@ -4036,6 +4067,7 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 			tail |= a64 && stat[k].moves_sp;
 			if (a64)
 				wb_add(rd[k].body[0], &wp);
+			lines += text_lines(rd[k].body[0]);
 			wx += rd[k].walk;
 			last = k;
 		}
@@ -4060,8 +4092,10 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 		rd[b].branch_count =
 		    !rnd && !walk && counter_free(a64, regs) &&
 		    ends_indirect(m, &rd[last], last) &&
-		    (!a64 || (!tail && switch_a64(rd[last].body, 1, last,
-						  blk(m, last)->ninsns, &sw)));
+		    (!a64 || (!tail &&
+			      switch_a64(rd[last].body, 1, last,
+					 blk(m, last)->ninsns, &sw) &&
+			      switch_reach(&sw, 2 * lines + 8) >= 0));
 		if (rd[b].branch_count)
 			u = 1;
 		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k])
@@ -4681,17 +4715,18 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		rnd = rnd_on ? put_random(m, rd, seq_next, b, body, &st, jt,
 					  &njt, &fa.jreg, sum)
 			     : 0;
-		/* AArch64: a switch that counts the passes, before its add
-		 * becomes the adr (fold_target_a64()); no tail to walk in */
+		/* AArch64: a switch that counts the passes, its add kept
+		 * (not fold_target_a64()'s); no tail to walk in */
 		bc = a64 && !rnd && r->branch_count && !st.moves_sp
-			 ? put_branch_count_a64(m, rd, b, last, body, &st, &njt,
-						jt, sum)
+			 ? put_branch_count_a64(m, b, last, body, &st,
+						&fa.bc_shift, sum)
 			 : 0;
 		fa.bc = bc > 0;
 		for (uint32_t k = b;
 		     a64 && rnd >= 0 && bc >= 0 && k != UINT32_MAX;
 		     k = seq_next[k])
 			if (ends_indirect(m, &rd[k], k) &&
+			    !(fa.bc && k == last) &&
 			    fold_target_a64(body, r->u, k, blk(m, k),
 					    &sum->stat[k]) < 0)
 				rnd = -1;

@@ -70,10 +70,11 @@ struct dbtp_gt_a64_fn {
 	int wreg; /* the walk's chunk, or -1 */
 	int jreg; /* its first table's address, x28 + joff, or -1 */
 	unsigned joff;
-	int sreg;   /* the writebacks' base (emit.c), or -1 */
-	int sreset; /* pointed back every pass, not only at the entry */
-	int far;    /* page crossings; odd: the copies end in their section */
-	int bc;	    /* a switch counts the passes (emit.c), no tail */
+	int sreg;     /* the writebacks' base (emit.c), or -1 */
+	int sreset;   /* pointed back every pass, not only at the entry */
+	int far;      /* page crossings; odd: the copies end in their section */
+	int bc;	      /* a switch counts the passes (emit.c), no tail */
+	int bc_shift; /* its add's scale */
 };
 
 /*

@@ -1723,19 +1723,21 @@ EOF2
 	eq "a64 random bytes: the window at the entry" 1 "$(grep -c 'and x[0-9]*, x[0-9]*, #0xfffffffffffeffff' "$T/a64_jl.c")"
 	eq "a64 random bytes: passes a call" 1 "$(grep -cE '^	\{gt_b[0-9]+, .*, (61440|122880|245760|491520|983040)\},$' "$T/a64_jl.c")"
 	# The same switch at the end of its loop (each case counts down and
-	# branches back to it), with --no-mispredict: its function, one
-	# copy, counts its passes with the switch itself, as x86-64's
-	# jumps do (sw_det above): the load takes the next of the passes'
-	# bytes (0 at the last) and the entry it indexes leads back or out,
-	# so a pass runs the original's seven instructions in one
-	# translated block, no tail after it; the counts exact.
+	# branches back to it; its add scales by 4, the case bytes 0, 4, 8,
+	# 12), with --no-mispredict: its function, one copy, counts its
+	# passes with the switch itself, as x86-64's jumps do (sw_det
+	# above): the load takes the next of the passes' bytes, its base is
+	# the function's start and the add, kept, computes the start or, at
+	# the last pass, the exit; a pass runs the original's seven
+	# instructions, one load among them, in one translated block, no
+	# tail after it; the counts exact.
 	{
-		sed -e '/^5:/,$d' -e 's/uxtw #3$/uxtw #4/' "$T/a64_jl.S"
+		sed -e '/^5:/,$d' -e 's/uxtw #3$/uxtw #2/' "$T/a64_jl.S"
 		printf '5:'
 		for c in 'add\tw5, w5, #1' 'eor\tw5, w5, w3' 'sub\tw5, w5, #3' 'add\tw5, w5, w3'; do
 			printf "\\t$c\\n\\tsubs\\tw2, w2, #1\\n\\tb.ne\\t1b\\n\\tb\\t9f\\n"
 		done
-		printf '9:\tmov\tx0, #0\n\tmov\tx8, #93\n\tsvc\t#0\n\t.section .rodata\n7:\t.byte\t3, 0, 2, 1\n'
+		printf '9:\tmov\tx0, #0\n\tmov\tx8, #93\n\tsvc\t#0\n\t.section .rodata\n7:\t.byte\t12, 0, 8, 4\n'
 	} >"$T/a64_jc.S"
 	$CC_A64 -nostdlib -static -o "$T/a64_jco" "$T/a64_jc.S"
 	exact_a64 "$T/a64_jco" a64_jc --no-mispredict
@@ -1745,7 +1747,16 @@ EOF2
 	eq "a64 switch counts the passes: blocks of a pass, its instructions, calls, copies, tails" "20000 7 79 0 0" \
 		"$("$DBTPROF" dump --symbols "$T/a64_jc.gen.trace" | awk -v s="gt_b${k}_body+0x0" -v x="gt_b${k}_body+0x1c" \
 			'$2 == "block" && $6 == s { n++; i = $5 } $2 == "block" && $6 == x { c++ } END { print n + 0, i + 0, c + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_jc.c") $(grep -c "b.ne gt_b${k}_body" "$T/a64_jc.c")"
-	eq "a64 switch counts the passes: kept, rewritten, helpers" "3 4 0" "$(jt a64_jc 7 false --no-mispredict)"
+	eq "a64 switch counts the passes: kept, rewritten, helpers" "4 3 0" "$(jt a64_jc 7 false --no-mispredict)"
+	contains "a64 switch counts the passes: the add kept" "add x7, x9, w6, uxtw #2\\n" "$(grep -A2 "adr x9, gt_b${k}_body" "$T/a64_jc.c")"
+	# scaled by 16 (cases apart by 16, the bytes 3, 0, 2, 1), the exit
+	# could fall between two targets: copies and a tail, as before
+	sed -e 's/uxtw #2$/uxtw #4/' -e 's/12, 0, 8, 4$/3, 0, 2, 1/' "$T/a64_jc.S" >"$T/a64_jc4.S"
+	$CC_A64 -nostdlib -static -o "$T/a64_jc4o" "$T/a64_jc4.S"
+	exact_a64 "$T/a64_jc4o" a64_jc4 --no-mispredict
+	k=$(block_of "$T/a64_jc4.plan" 20000)
+	eq "a64 switch scaled by 16: copies and a tail" "1 1" \
+		"$(grep -c "gt_b${k}_c1:" "$T/a64_jc4.c") $(grep -c "b.ne gt_b${k}_body" "$T/a64_jc4.c")"
 
 	# Pre- and post-indexed accesses: those whose steps are multiples
 	# of 4, the most, address a register of the function's own that the
