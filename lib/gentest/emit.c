@@ -4065,9 +4065,10 @@ static int plan_copies(const dbtp_gt_model *m, const struct dbtp_gt_group *g,
 				 (blk(m, k)->br == DBTP_BR_CALL ? 5 : 0);
 			rnd |= rd[k].rnd_op != NULL || rd[k].rnd_ind;
 			tail |= a64 && stat[k].moves_sp;
-			if (a64)
+			if (a64) {
 				wb_add(rd[k].body[0], &wp);
-			lines += text_lines(rd[k].body[0]);
+				lines += text_lines(rd[k].body[0]);
+			}
 			wx += rd[k].walk;
 			last = k;
 		}
@@ -4689,6 +4690,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		struct dbtp_gt_a64_fn fa = {.wreg = -1, .jreg = -1};
 		uint32_t keep, most; /* passes a call without a stack reset */
 		uint32_t wbp = UINT32_MAX, wbl; /* the writebacks' base's */
+		uint32_t bcp; /* a branch that counts: its passes a call */
 
 		if (!r->ok || seq_member(seq_head, b))
 			continue;
@@ -4785,10 +4787,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		/* passes a call at most: the stack's, a table's, the
 		 * writebacks' base's */
 		most = reset ? UINT32_MAX : keep;
-		if (bc > 0 && a64 && most > DBTP_GT_A64_BC_PASSES)
-			most = DBTP_GT_A64_BC_PASSES;
-		else if (bc > 0 && !a64 && most > DBTP_GT_RAND_PASSES)
-			most = DBTP_GT_RAND_PASSES;
+		bcp = a64 ? DBTP_GT_A64_BC_PASSES : DBTP_GT_RAND_PASSES;
+		if (bc > 0 && most > bcp)
+			most = bcp;
 		if (a64 && rnd > 0 && most > DBTP_GT_A64_RAND_PASSES)
 			most = DBTP_GT_A64_RAND_PASSES;
 		if (fa.sreg >= 0 && !fa.sreset && most > wbp)
