@@ -176,7 +176,8 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tldr x9, [x9, x10, lsl #3]\n"
 		"\tbr x9\n",
 		stack, id, id);
-	dbtp_gt_emit_copies(f, id, u, body);
+	/* the tail: at most 12 instructions */
+	dbtp_gt_emit_copies(f, id, u, body, 1, fn->far ? -1 : fn->bc ? 0 : 48);
 	/* the copies end in page crossings' section: the tail, whose b.ne
 	 * must reach the first copy, in .text */
 	if (fn->far % 2)

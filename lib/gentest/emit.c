@@ -33,6 +33,13 @@
 #define GT_FAR_PUSH "\t.pushsection .text.gt_far,\"ax\",@progbits\n"
 #define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n\t.popsection\n"
 
+/* The largest loop (a function's copies and tail, at most so many bytes)
+ * kept on one page (dbtp_gt_emit_copies()): QEMU chains a block only to
+ * one on its own page and looks up any other, so a loop the original ran on
+ * one page must not straddle two; the padding that avoids it costs less
+ * than the loop's size, never run. */
+#define GT_FIT_MAX 2048
+
 /* A pass's stack-pointer reset (sp_reset_text()): a `lea`, and pushes
  * and `lea rsp` for 64 slots at most. */
 #define GT_SP_TEXT 1280
@@ -862,6 +869,19 @@ static unsigned text_bytes(const char *text)
 	return n;
 }
 
+/* The instruction lines of AArch64 assembly @text (4 bytes each): a
+ * mnemonic's or an encoding's (.inst), not another directive's. */
+static uint32_t text_lines(const char *text)
+{
+	uint32_t n = 0;
+
+	for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		n += l[0] == '\t' &&
+		     (l[1] != '.' || !strncmp(l + 1, ".inst ", 6)) &&
+		     l[1] != '/';
+	return n;
+}
+
 /*
  * x86-64's `loop` (decrement rcx, branch if not zero) can count passes of
  * @bytes of code that leaves rcx alone: one instruction, the one it
@@ -1044,14 +1064,21 @@ static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
 	return *lp ? "rcx" : counter_reg(regs, rnd);
 }
 
-void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body)
+void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
+			 int a64, int tail)
 {
+	unsigned loop = (unsigned)tail;
+
+	for (unsigned j = 0; j < u; j++)
+		loop += a64 ? 4 * text_lines(body[j]) : text_bytes(body[j]);
+	if (tail >= 0 && loop <= GT_FIT_MAX)
+		fprintf(f, "\t.balign 4096, , %u\n", loop - 1);
 	for (unsigned j = 0; j < u; j++) {
 		if (j)
 			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
 				id, j);
-		else
-			fprintf(f, "gt_b%u_body:\n", id);
+		else /* (.Lgt<id>_top: x86-64's `loop` reaches it) */
+			fprintf(f, ".Lgt%u_top:\ngt_b%u_body:\n", id, id);
 		fputs(body[j], f);
 	}
 }
@@ -1516,17 +1543,20 @@ static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"gt_b%u:\n"
 		"\tlea r8, [rip + .Lgt%u_tab]\n"
 		"\tmov r9d, %u\n"
-		"\tjmp qword ptr [rip + %s_p]\n"
-		".Lgt%u_top:\n",
-		id, id, id, id, id, u, entry_name(entry, rnd, eg), id);
-	dbtp_gt_emit_copies(f, id, u, body);
+		"\tjmp qword ptr [rip + %s_p]\n",
+		id, id, id, id, id, u, entry_name(entry, rnd, eg));
+	if (reset)
+		sp_reset_text(sp, st, st->sp_net);
+	/* the tail: at most 16 instructions and the reset */
+	dbtp_gt_emit_copies(f, id, u, body, 0,
+			    far	 ? -1
+			    : bc ? 0
+				 : 16 * 15 + (reset ? (int)text_bytes(sp) : 0));
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
 	} else {
-		if (reset) {
-			sp_reset_text(sp, st, st->sp_net);
+		if (reset)
 			fputs(sp, f);
-		}
 		if (ws) /* the walk's line, kept in its slot */
 			fprintf(f, "\tmov %s, dword ptr [r15 + %d]\n",
 				wr->name[2], wa->slot);
@@ -2674,16 +2704,6 @@ static void switch_stats(struct dbtp_gt_rw_stats *s, const struct a64_fold *sw,
 	s->n[DBTP_GT_REWRITTEN] += f;
 	s->helpers--;
 	s->walkable -= (uint32_t)sw->l_mark;
-}
-
-/* The instruction lines of @text (4 bytes each on AArch64). */
-static uint32_t text_lines(const char *text)
-{
-	uint32_t n = 0;
-
-	for (const char *l = text; (l = strchr(l, '\n')); l++)
-		n += l[1] == '\t' && l[2] != '.';
-	return n;
 }
 
 /* The shift of switch @sw's add, if it scales by at most 4 and a byte

@@ -328,20 +328,34 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 	return b->br == DBTP_BR_IND || b->br_ind ? count_target(b, next) : 0;
 }
 
-/* Look model block @k at @pc up in thread @tr's jump cache: a miss counts
- * it cold and takes the entry.  -1 out of memory. */
+/*
+ * Look model block @k at @pc up in thread @tr's jump cache: a miss counts
+ * it cold and takes the entry.  On AArch64 an entry holds a translation
+ * for one BTYPE (QEMU keeps it in a block's flags where the CPU has BTI,
+ * as its default `-cpu max` does): 1 after `br`, 2 after `blr`, else 0,
+ * so a block entered now by an indirect branch, now by another, misses at
+ * every change (the key: @pc, 4-aligned, with the BTYPE in its low bits).
+ * -1 out of memory.
+ */
 static int jc_lookup(dbtp_gt_model *m, struct pthread_rec *tr, uint32_t k,
 		     uint64_t pc)
 {
-	uint64_t *e;
+	const struct dbtp_gt_block *pb =
+	    tr->last ? &m->blk[tr->last - 1] : NULL;
+	uint64_t *e, key = pc;
+
+	if (pb && m->arch == DBTP_ARCH_AARCH64)
+		key |= pb->br == DBTP_BR_IND		      ? 1
+		       : pb->br == DBTP_BR_CALL && pb->br_ind ? 2
+							      : 0;
 
 	if (!tr->jc &&
 	    !(tr->jc = calloc((size_t)1 << DBTP_GT_JC_BITS, sizeof(*tr->jc))))
 		return -1;
 	e = &tr->jc[(pc ^ pc >> DBTP_GT_JC_BITS) &
 		    ((1u << DBTP_GT_JC_BITS) - 1)];
-	if (*e != pc + 1) {
-		*e = pc + 1;
+	if (*e != key + 1) {
+		*e = key + 1;
 		m->blk[k].cold++;
 	}
 	return 0;

@@ -57,10 +57,15 @@ uint64_t dbtp_gt_slots_moved(uint64_t m, int32_t d);
 /*
  * Parts of a block function both architectures' emitters write
  * (emit.c): the @u copies of @body, labelled gt_b<id>_body and
- * gt_b<id>_c<j>, and the table of those entries (.Lgt<id>_tab's lines,
- * after which the jump slots @slots and the section's end follow).
+ * gt_b<id>_c<j>, after padding (never run) that keeps them and the
+ * @tail bytes after them (at most) on one page where they fit in 2 KiB
+ * (not if @tail < 0: page crossings' section), instructions 4 bytes each
+ * if @a64, else at most 15; and the table of those entries
+ * (.Lgt<id>_tab's lines, after which the jump slots @slots and the
+ * section's end follow).
  */
-void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body);
+void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
+			 int a64, int tail);
 void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
 
 /* What an AArch64 block function keeps in registers beyond its copies'

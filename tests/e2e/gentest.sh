@@ -1478,6 +1478,31 @@ EOF2
 		"$("$DBTPROF" dump --symbols "$T/a64_cmp.gen.trace" | awk -v s="gt_b${k}_body+0x0" \
 			'$2 == "block" && $6 == s { n++; i = $5 } END { print n + 0, i + 0 }') $(grep -c "gt_b${k}_c1:" "$T/a64_cmp.c")"
 	eq "a64: the cmp rewritten" "1 2" "$(hot "$("$DBTPROF" gentest --json -o "$T/x.c" "$T/a64_cmp.trace")" '.kept, .rewritten')"
+	# A loop kept on one page: two blocks of 151 and 153 instructions
+	# (a jump to the next instruction between them; a pass 1,216 bytes,
+	# one copy) at four paddings 1 KiB apart, of which at least one would
+	# put a page boundary inside the loop (QEMU would cut a block there
+	# and look its second half up every pass): the padding before the
+	# copies keeps it whole, each block one translated block a pass at
+	# every padding.  (The original's loop on a page of its own.)
+	cat >"$T/a64_fit.c" <<EOF2
+__asm__(".text\\n.p2align 12\\n.globl main\\nmain:\\n\\tmov x0, #0\\n\\tmov x1, #34464\\n"
+	"\\tmovk x1, #1, lsl #16\\n.Lc:\\n$(printf '\\tadd x2, x2, #1\\n%.0s' $(seq 150))\\tb .Ld\\n.Ld:\\n"
+	"$(printf '\\tadd x3, x3, #1\\n%.0s' $(seq 150))"
+	"\\tadd x0, x0, #1\\n\\tcmp x0, x1\\n\\tb.ne .Lc\\n\\tmov w0, #0\\n\\tret\\n");
+EOF2
+	$CC_A64 -O2 -static -o "$T/a64_fit" "$T/a64_fit.c"
+	r=""
+	for p in 0 1024 2048 3072; do
+		exact_a64 "$T/a64_fit" "a64_fit$p" --pad "$p"
+		r="$r $("$DBTPROF" dump --symbols "$T/a64_fit$p.gen.trace" | awk '
+			$2 == "block" && $6 ~ /^gt_b/ { n[$6 " " $5]++ }
+			END { for (s in n) if (n[s] >= 99999) { split(s, f, " "); print n[s], f[2], f[1] ~ /[+]0x0$/ } }' |
+			sort -k2n | paste -sd' ')"
+	done
+	# (the second block runs as a copy after the jump: gt_b<k>_v0)
+	eq "a64: a loop of 1,216 bytes on one page at any padding" \
+		" 99999 151 1 99999 153 1 99999 151 1 99999 153 1 99999 151 1 99999 153 1 99999 151 1 99999 153 1" "$r"
 	# The same loop with a post-indexed load (and its base set back):
 	# the writebacks' base, set at the entry, drifts 8 bytes a pass, and
 	# a call runs the (16,320 - 8) / 8 + 1 = 2,040 passes that keep it in
@@ -1757,6 +1782,18 @@ EOF2
 	k=$(block_of "$T/a64_jc4.plan" 20000)
 	eq "a64 switch scaled by 16: copies and a tail" "1 1" \
 		"$(grep -c "gt_b${k}_c1:" "$T/a64_jc4.c") $(grep -c "b.ne gt_b${k}_body" "$T/a64_jc4.c")"
+
+	# sign-extended (reach 127 instructions) after 130 more in its block
+	# (kept, as encodings): the exit out of a byte's reach, copies and a
+	# tail
+	sed -e 's/uxtw #2$/sxtb #2/' \
+		-e "s/^1:\tmul\tw3, w3, w4\$/&$(printf '\\n\\tadd\\tw12, w12, #1%.0s' $(seq 130))/" \
+		"$T/a64_jc.S" >"$T/a64_jcf.S"
+	$CC_A64 -nostdlib -static -o "$T/a64_jcfo" "$T/a64_jcf.S"
+	exact_a64 "$T/a64_jcfo" a64_jcf --no-mispredict
+	k=$(block_of "$T/a64_jcf.plan" 20000)
+	eq "a64 switch 137 instructions from its start, sign-extended: copies and a tail" "1 1 137" \
+		"$(grep -c "gt_b${k}_c1:" "$T/a64_jcf.c") $(grep -c "b.ne gt_b${k}_body" "$T/a64_jcf.c") $("$DBTPROF" dump --blocks "$T/a64_jcf.trace" | awk '$1 == "block" && $5 > 100 { print $5 }')"
 
 	# Pre- and post-indexed accesses: those whose steps are multiples
 	# of 4, the most, address a register of the function's own that the

@@ -1496,6 +1496,65 @@ static void test_cold(void)
 	dbtp_gt_model_free(m[2]);
 }
 
+/* A one-instruction AArch64 block of @insn at @va. */
+static uint32_t add_block_a64(dbtp_writer *w, uint64_t va, uint32_t insn)
+{
+	const uint8_t code[4] = {(uint8_t)insn, (uint8_t)(insn >> 8),
+				 (uint8_t)(insn >> 16), (uint8_t)(insn >> 24)};
+	static const uint8_t sizes[] = {4};
+	dbtp_err err = {0};
+	uint32_t id = 0;
+
+	CHECK(!dbtp_writer_block(w, va, 1, sizes, code, 0, va, &id, &err));
+	return id;
+}
+
+/*
+ * AArch64's jump cache keys a block by its BTYPE too: D (br x2), B (b),
+ * L (blr x2) and X (nop), each with its own entry, run D X B X L X X D X.
+ * X is entered after br, b, blr, nop and br again: five BTYPEs in a row
+ * that differ, five misses (an x86-64 model: one, test_cold()); D, B, L
+ * miss once each (D's second entry, after a nop, is the first's BTYPE).
+ */
+static void test_cold_btype(void)
+{
+	char path[256];
+	const char *paths[1] = {path};
+	double T[1] = {1};
+	dbtp_writer *w = NULL;
+	dbtp_err err = {0};
+	dbtp_gt_model *m;
+	uint32_t d, b, l, x;
+
+	snprintf(path, sizeof(path), "%s/btype.trace", dir);
+	CHECK(!dbtp_writer_open(&w, path, DBTP_ARCH_AARCH64, DBTP_MODE_BLOCKS,
+				0, &err));
+	d = add_block_a64(w, 0x401000, 0xd61f0040);
+	b = add_block_a64(w, 0x401010, 0x14000000);
+	l = add_block_a64(w, 0x401020, 0xd63f0040);
+	x = add_block_a64(w, 0x402000, 0xd503201f);
+	exec_n(w, 0, d, 1);
+	exec_n(w, 0, x, 1);
+	exec_n(w, 0, b, 1);
+	exec_n(w, 0, x, 1);
+	exec_n(w, 0, l, 1);
+	exec_n(w, 0, x, 2);
+	exec_n(w, 0, d, 1);
+	exec_n(w, 0, x, 1);
+	CHECK(!dbtp_writer_close(w, 0, &err));
+	m = model_of(paths, T, 1);
+	CHECK_EQ(dbtp_gt_model_nblocks(m), 4);
+	for (uint32_t i = 0; i < dbtp_gt_model_nblocks(m); i++) {
+		const struct dbtp_gt_block *bl = dbtp_gt_model_block(m, i);
+
+		CHECK_EQ(bl->cold, bl->vaddr == 0x402000 ? 5 : 1);
+		CHECK_EQ(bl->count, bl->vaddr == 0x402000   ? 5
+				    : bl->vaddr == 0x401000 ? 2
+							    : 1);
+	}
+	dbtp_gt_model_free(m);
+}
+
 /* The predictor of a model's mispredictions: gshare unless set, before
  * the first profile; models merged agree (test_cold()'s trace). */
 static void test_predictor(void)
@@ -1703,6 +1762,7 @@ int main(void)
 	test_loader();
 	test_reads();
 	test_cold();
+	test_cold_btype();
 	test_predictor();
 	test_fp_exact();
 	test_chase();
