@@ -875,10 +875,11 @@ static uint32_t text_lines(const char *text)
 {
 	uint32_t n = 0;
 
-	for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : l)
-		n += l[0] == '\t' &&
-		     (l[1] != '.' || !strncmp(l + 1, ".inst ", 6)) &&
-		     l[1] != '/';
+	for (const char *l = text; l; l = strchr(l, '\n')) {
+		l += *l == '\n';
+		n += l[0] == '\t' && l[1] != '/' &&
+		     (l[1] != '.' || !strncmp(l + 1, ".inst ", 6));
+	}
 	return n;
 }
 
@@ -1067,11 +1068,11 @@ static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
 void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
 			 int a64, int tail)
 {
-	unsigned loop = (unsigned)tail;
+	unsigned loop = tail >= 0 ? (unsigned)tail : GT_FIT_MAX + 1;
 
-	for (unsigned j = 0; j < u; j++)
+	for (unsigned j = 0; j < u && loop <= GT_FIT_MAX; j++)
 		loop += a64 ? 4 * text_lines(body[j]) : text_bytes(body[j]);
-	if (tail >= 0 && loop <= GT_FIT_MAX)
+	if (loop && loop <= GT_FIT_MAX)
 		fprintf(f, "\t.balign 4096, , %u\n", loop - 1);
 	for (unsigned j = 0; j < u; j++) {
 		if (j)
