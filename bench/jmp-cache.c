@@ -9,9 +9,14 @@
  *   dbtprof dump TRACE | jmp-cache [BLOCKS]
  *
  * prints "blocks N hits H misses M".  The cache is QEMU 7.2's for user
- * mode: 4096 entries, indexed by tb_jmp_cache_hash_func() (page bits
- * 12-23 folded into the top six index bits, address bits 0-11 into the
- * low six), one per guest thread (a vCPU each in user mode).
+ * mode: 4096 entries, indexed by its user-mode tb_jmp_cache_hash_func(),
+ * (pc ^ pc >> 12) & 4095, one per guest thread (a vCPU each in user
+ * mode).  (The figures in bench/RESULTS.md before "A loop on one page"
+ * came from the system-mode hash, page bits folded into the top six
+ * index bits.)  It keys blocks by address only: on AArch64 under -cpu
+ * max QEMU keys them by the BTYPE they were entered with too, as
+ * `dbtprof gentest`'s model of the same cache (its summary's "jump
+ * cache" line) does.
  *
  * With BLOCKS, the output of `dbtprof dump --blocks TRACE` (x86-64), it
  * also prints "lookups cross-page C indirect I misses M": the transitions
@@ -30,11 +35,7 @@
 
 static unsigned slot(uint64_t pc)
 {
-	uint64_t t = pc ^ (pc >> (12 - BITS / 2));
-
-	return (unsigned)(((t >> (12 - BITS / 2)) &
-			   ((1u << BITS) - (1u << (BITS / 2)))) |
-			  (t & ((1u << (BITS / 2)) - 1)));
+	return (unsigned)((pc ^ pc >> BITS) & ((1u << BITS) - 1));
 }
 
 /* A cache of 1 << BITS addresses, all empty; NULL out of memory. */
