@@ -1546,7 +1546,7 @@ static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		"\tmov r9d, %u\n"
 		"\tjmp qword ptr [rip + %s_p]\n",
 		id, id, id, id, id, u, entry_name(entry, rnd, eg));
-	if (reset)
+	if (reset && !bc)
 		sp_reset_text(sp, st, st->sp_net);
 	/* the tail: at most 16 instructions and the reset */
 	dbtp_gt_emit_copies(f, id, u, body, 0,
