@@ -31,6 +31,9 @@
 #             program from a trace some ten times larger), sample
 #             (record --cache-sample 10: tallies estimated from a tenth
 #             of the run, cheaper for long originals), blocks (none)
+#   GT_MEASURE  cpu (default), wall, instructions or cycles (validate
+#             --measure; instructions by cachegrind where the machine has
+#             no counter: QEMU configurations only)
 #   GT_FIXED  1: take the generated program's fixed part (its command
 #             with --cap 16) off both programs' times (validate --fixed)
 #   GT_REPEAT  a longer original for large GT_SCALE (default 1): sha256
@@ -76,18 +79,21 @@ validate() {
 	done
 	echo "### $1" >&2
 	"$D" gentest validate --json --runs "$runs" ${GT_CPUS:+--cpus "$GT_CPUS"} \
-		${GT_STAT:+--stat "$GT_STAT"} "${configs[@]}" \
+		${GT_STAT:+--stat "$GT_STAT"} ${GT_MEASURE:+--measure "$GT_MEASURE"} "${configs[@]}" \
 		${GT_FIXED:+--fixed "$3 --cap 16"} \
 		--original "$2" --generated "$3" >"$out/$1.json"
 	jq -r --arg n "$1" '
 		"#### \($n)\n",
 		"original: `\(.original)`  ",
 		"generated: `\(.generated)`\n",
-		"| configuration | original s | ratio | generated s | ratio | error |",
+		(if .counter then "user-mode \(.measure), counted by \(.counter)\n" else empty end),
+		(if .counter then "| configuration | original | ratio | generated | ratio | error |"
+		 else "| configuration | original s | ratio | generated s | ratio | error |" end),
 		"|---|---:|---:|---:|---:|---:|",
-		(.configs[] | "| \(.name) | \(.original_s * 1000 | round / 1000) | \(.original_ratio * 1000 | round / 1000) | \(.generated_s * 1000 | round / 1000) | \(.generated_ratio * 1000 | round / 1000) | \(.error * 1000 | round / 10)% |"),
+		(.configs[] | "| \(.name) | \(.original_s // .original_count | . * 1000 | round / 1000) | \(.original_ratio * 1000 | round / 1000) | \(.generated_s // .generated_count | . * 1000 | round / 1000) | \(.generated_ratio * 1000 | round / 1000) | \(.error * 1000 | round / 10)% |"),
 		"",
-		(if .fixed then "times less the fixed part (`\(.fixed)`: \(.configs | map(.fixed_s * 1000 | round | tostring) | join(", ")) ms) in the ratios and errors\n" else empty end),
+		(if .fixed and .counter then "counts less the fixed part (`\(.fixed)`: \(.configs | map(.fixed_count | round | tostring) | join(", "))) in the ratios and errors\n"
+		 elif .fixed then "times less the fixed part (`\(.fixed)`: \(.configs | map(.fixed_s * 1000 | round | tostring) | join(", ")) ms) in the ratios and errors\n" else empty end),
 		"mean ratio error \(.mean_error * 1000 | round / 10)%, rank correlation \(if .spearman == null then "-" else (.spearman * 1000 | round / 1000) end), testing speedup \(.speedup * 10 | round / 10)x\n"' \
 		"$out/$1.json"
 }

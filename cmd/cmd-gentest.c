@@ -5,6 +5,7 @@
  * hotness and thread behaviour, for performance regression testing of
  * DBT systems.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dbtp/counter.h"
 #include "dbtp/elf.h"
 #include "dbtp/gentest.h"
 #include "dbtp/run.h"
@@ -147,7 +149,8 @@ static const char validate_usage[] =
     "median (or least) of --runs runs each (in rounds: one run of each\n"
     "program under each configuration in turn, so that other load on the\n"
     "machine, or a change in its speed, falls on all alike), by CPU\n"
-    "time (user + system of the run and its threads) or wall time, stdin,\n"
+    "time (user + system of the run and its threads), wall time, or a\n"
+    "count of user-mode instructions or cycles (--measure), stdin,\n"
     "stdout and stderr on /dev/null,\n"
     "and report for each configuration the time ratio to the baseline of\n"
     "both programs and the relative error between the ratios (and the\n"
@@ -190,8 +193,16 @@ static const char validate_usage[] =
     "                         (e.g. 0 or 0,2-3): a multi-threaded\n"
     "                         program's times spread less when its\n"
     "                         threads cannot move between cores\n"
-    "      --measure cpu|wall  CPU time (default: steadier on a busy\n"
-    "                         machine) or elapsed time\n"
+    "      --measure M        cpu: CPU time (default: steadier on a\n"
+    "                         busy machine); wall: elapsed time;\n"
+    "                         instructions, cycles: user-mode\n"
+    "                         instructions or cycles of the run and\n"
+    "                         all it starts, by the hardware counter\n"
+    "                         (no noise from load for instructions);\n"
+    "                         where the machine has no instruction\n"
+    "                         counter, cachegrind counts them (some\n"
+    "                         50x slower, and not under the Valgrind\n"
+    "                         configurations)\n"
     "      --stat median|min  a configuration's time from its runs:\n"
     "                         the median (default) or the least; load\n"
     "                         only ever adds time\n"
@@ -588,31 +599,131 @@ static int command_words(const char *pre, const char *cmd, char ***argv,
 	return rc;
 }
 
+/* What validate measures of a run. */
+enum measure { M_CPU, M_WALL, M_INSTRUCTIONS, M_CYCLES };
+
+static const char *const measure_name[] = {"cpu", "wall", "instructions",
+					   "cycles"};
+
 /*
- * The time of one run of @pre followed by @cmd: CPU time (user + system,
- * its threads and waited-for children included) if @cpu, else elapsed
- * time; on the CPUs of @pin if not NULL; -1 after a message.
+ * How a run is measured: @what; for a count, by a hardware counter, or
+ * with @cachegrind (instructions where the machine has no counter) into
+ * files under @dir.
  */
-static double time_run(const char *pre, const char *cmd, int cpu,
+struct meter {
+	enum measure what;
+	int cachegrind;
+	char dir[64];
+};
+
+/* The sum of the instruction counts of the cachegrind files in @m's
+ * directory (one a process), removed after reading; -1 after a message. */
+static double cachegrind_count(const struct meter *m)
+{
+	DIR *d = opendir(m->dir);
+	struct dirent *e;
+	double sum = 0;
+	int rc = 0, files = 0;
+
+	if (!d) {
+		error("%s: %s", m->dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		char path[512], *buf = NULL;
+		size_t len = 0;
+		uint64_t ir;
+		dbtp_err err = {0};
+		FILE *f, *mem;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", m->dir, e->d_name);
+		f = fopen(path, "r");
+		mem = open_memstream(&buf, &len);
+		if (f && mem) {
+			char chunk[65536];
+			size_t k;
+
+			while ((k = fread(chunk, 1, sizeof(chunk), f)))
+				fwrite(chunk, 1, k, mem);
+		}
+		if (mem)
+			fclose(mem);
+		if (!f || !buf || dbtp_cachegrind_ir(buf, len, &ir, &err)) {
+			error("validate: cachegrind's output %s: %s", e->d_name,
+			      f && buf ? err.msg : strerror(errno));
+			rc = -1;
+		} else {
+			sum += (double)ir;
+			files++;
+		}
+		if (f)
+			fclose(f);
+		free(buf);
+		unlink(path);
+	}
+	closedir(d);
+	if (!rc && !files) {
+		error("validate: cachegrind wrote no output");
+		rc = -1;
+	}
+	return rc ? -1 : sum;
+}
+
+/*
+ * The measure of one run of @pre followed by @cmd (@m): CPU time (user +
+ * system, its threads and waited-for children included), elapsed time,
+ * or the user-mode instructions or cycles of it and what it starts; on
+ * the CPUs of @pin if not NULL; -1 after a message.
+ */
+static double time_run(const char *pre, const char *cmd, const struct meter *m,
 		       const cpu_set_t *pin)
 {
-	char **argv, *prog;
+	char **argv, *prog, *cg = NULL;
+	const char *shown = pre, *how = "";
 	struct timespec t0, t1;
 	struct rusage ru;
-	int st, fd;
+	int st, fd, go[2] = {-1, -1}, cfd = -1;
+	uint64_t count = 0;
+	dbtp_err err = {0};
 	pid_t pid;
 
-	if (command_words(pre, cmd, &argv, &prog))
+	if (m->cachegrind) {
+		if (asprintf(&cg,
+			     "valgrind --tool=cachegrind --cache-sim=no "
+			     "--trace-children=yes "
+			     "--cachegrind-out-file=%s/cg.%%p %s",
+			     m->dir, pre) < 0) {
+			error("out of memory");
+			return -1;
+		}
+		pre = cg;
+		how = " under cachegrind";
+	}
+	if (command_words(pre, cmd, &argv, &prog)) {
+		free(cg);
 		return -1;
+	}
+	if (m->what >= M_INSTRUCTIONS && !m->cachegrind &&
+	    pipe2(go, O_CLOEXEC)) {
+		error("pipe: %s", strerror(errno));
+		goto fail;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid < 0) {
 		error("fork: %s", strerror(errno));
-		free(argv);
-		free(prog);
-		return -1;
+		goto fail;
 	}
 	if (!pid) {
+		char b;
+
+		if (go[0] >= 0) { /* the counter first */
+			close(go[1]);
+			if (read(go[0], &b, 1) != 1)
+				_exit(126);
+		}
 		fd = open("/dev/null", O_RDWR);
 		if (fd >= 0) {
 			dup2(fd, 0);
@@ -626,26 +737,77 @@ static double time_run(const char *pre, const char *cmd, int cpu,
 	}
 	free(argv);
 	free(prog);
+	argv = NULL, prog = NULL;
+	if (go[0] >= 0) {
+		close(go[0]);
+		go[0] = -1;
+		if (dbtp_counter_open(pid,
+				      m->what == M_CYCLES
+					  ? DBTP_COUNTER_CYCLES
+					  : DBTP_COUNTER_INSTRUCTIONS,
+				      &cfd, &err)) {
+			error("validate: %s", err.msg);
+			close(go[1]);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		if (write(go[1], "g", 1) != 1) {
+			error("validate: starting the run: %s",
+			      strerror(errno));
+			close(go[1]);
+			close(cfd);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		close(go[1]);
+	}
 	if (wait4(pid, &st, 0, &ru) < 0) {
 		error("wait4: %s", strerror(errno));
+		if (cfd >= 0)
+			close(cfd);
+		free(cg);
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (cfd >= 0) {
+		int r = dbtp_counter_read(cfd, &count, &err);
+
+		close(cfd);
+		if (r) {
+			error("validate: %s", err.msg);
+			return -1;
+		}
+	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		if (WIFEXITED(st))
-			error("validate: '%s %s' exited with %d", pre, cmd,
-			      WEXITSTATUS(st));
+			error("validate: '%s %s'%s exited with %d", shown, cmd,
+			      how, WEXITSTATUS(st));
 		else
-			error("validate: '%s %s' died of signal %d", pre, cmd,
-			      WTERMSIG(st));
+			error("validate: '%s %s'%s died of signal %d", shown,
+			      cmd, how, WTERMSIG(st));
+		free(cg);
 		return -1;
 	}
-	if (cpu)
+	free(cg);
+	if (m->cachegrind)
+		return cachegrind_count(m);
+	if (m->what >= M_INSTRUCTIONS)
+		return (double)count;
+	if (m->what == M_CPU)
 		return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) /
 			   1e6;
 	return (double)(t1.tv_sec - t0.tv_sec) +
 	       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+fail:
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	free(argv);
+	free(prog);
+	free(cg);
+	return -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -675,21 +837,111 @@ static double summary(const double *t, unsigned n, int min)
  * on the ones that ran then.  0 or -1 after a message.
  */
 static int time_runs(const char *const *pre, unsigned n, const char *orig,
-		     const char *gen, const char *fixed, unsigned runs, int cpu,
-		     const cpu_set_t *pin, double (*a)[64], double (*b)[64],
-		     double (*f)[64])
+		     const char *gen, const char *fixed, unsigned runs,
+		     const struct meter *m, const cpu_set_t *pin,
+		     double (*a)[64], double (*b)[64], double (*f)[64])
 {
 	for (unsigned r = 0; r < runs; r++)
 		for (unsigned i = 0; i < n; i++) {
 			progress("validate: round %u/%u, %s", r + 1, runs,
 				 pre[i]);
-			if ((a[i][r] = time_run(pre[i], orig, cpu, pin)) < 0 ||
-			    (b[i][r] = time_run(pre[i], gen, cpu, pin)) < 0 ||
+			if ((a[i][r] = time_run(pre[i], orig, m, pin)) < 0 ||
+			    (b[i][r] = time_run(pre[i], gen, m, pin)) < 0 ||
 			    (fixed &&
-			     (f[i][r] = time_run(pre[i], fixed, cpu, pin)) < 0))
+			     (f[i][r] = time_run(pre[i], fixed, m, pin)) < 0))
 				return -1;
 		}
 	return 0;
+}
+
+/*
+ * A count for @m: by a hardware counter where the machine has one, else
+ * (instructions) by cachegrind, which cannot run Valgrind's own
+ * configurations (@pre of @names, @n of them).  0 or -1 after a message.
+ */
+static int setup_meter(struct meter *m, char *const *names,
+		       const char *const *pre, unsigned n)
+{
+	enum dbtp_counter_event ev = m->what == M_CYCLES
+					 ? DBTP_COUNTER_CYCLES
+					 : DBTP_COUNTER_INSTRUCTIONS;
+	dbtp_err err = {0};
+	const char *tmp = getenv("TMPDIR");
+	char *vg;
+	int fd;
+
+	if (!dbtp_counter_open(0, ev, &fd, &err)) {
+		close(fd);
+		return 0;
+	}
+	if (m->what == M_CYCLES) {
+		error("validate: --measure cycles: no cycle counter here "
+		      "(%s)",
+		      err.msg);
+		return -1;
+	}
+	vg = dbtp_which("valgrind");
+	if (!vg) {
+		error("validate: --measure instructions: no instruction "
+		      "counter here (%s), and no valgrind for cachegrind to "
+		      "count them",
+		      err.msg);
+		return -1;
+	}
+	free(vg);
+	for (unsigned i = 0; i < n; i++) {
+		char **w = NULL;
+		dbtp_err e2 = {0};
+		int nw = 0, isvg;
+
+		if (dbtp_words_split(pre[i], &w, &nw, &e2))
+			continue;
+		isvg =
+		    nw > 0 &&
+		    !strcmp(strrchr(w[0], '/') ? strrchr(w[0], '/') + 1 : w[0],
+			    "valgrind");
+		free(w);
+		if (isvg) {
+			error("validate: --measure instructions: no "
+			      "instruction counter here (%s), and cachegrind, "
+			      "which counts them in its place, cannot run the "
+			      "Valgrind configuration %s",
+			      err.msg, names[i]);
+			return -1;
+		}
+	}
+	snprintf(m->dir, sizeof(m->dir), "%s/dbtprof-cg.XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(m->dir)) {
+		error("validate: %s: %s", m->dir, strerror(errno));
+		m->dir[0] = '\0';
+		return -1;
+	}
+	m->cachegrind = 1;
+	error("note: no instruction counter here (%s): cachegrind counts "
+	      "them (runs some 50 times slower)",
+	      err.msg);
+	return 0;
+}
+
+/* Removes what setup_meter() made. */
+static void meter_done(struct meter *m)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!m->dir[0] || !(d = opendir(m->dir)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			char path[512];
+
+			snprintf(path, sizeof(path), "%s/%s", m->dir,
+				 e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(m->dir);
 }
 
 /* A spread of one program's runs that validate warns of (widest()). */
@@ -707,7 +959,7 @@ static int time_runs(const char *const *pre, unsigned n, const char *orig,
  */
 static double widest(char *const *names, unsigned n, unsigned runs,
 		     double (*a)[64], double (*b)[64], double (*f)[64],
-		     char *what, size_t len)
+		     int counts, char *what, size_t len)
 {
 	static const char *const prog[] = {"original", "generated", "fixed"};
 	double w = 0;
@@ -721,24 +973,40 @@ static double widest(char *const *names, unsigned n, unsigned runs,
 				lo = t[i][r] < lo ? t[i][r] : lo;
 				hi = t[i][r] > hi ? t[i][r] : hi;
 			}
-			if (t && lo >= 0.01 && (hi - lo) / lo > w) {
+			if (t && lo >= (counts ? 1 : 0.01) &&
+			    (hi - lo) / lo > w) {
 				w = (hi - lo) / lo;
 				snprintf(what, len,
 					 "the %s program under %s: "
-					 "%.3f-%.3f s",
-					 prog[p], names[i], lo, hi);
+					 "%.*f-%.*f%s",
+					 prog[p], names[i], counts ? 0 : 3, lo,
+					 counts ? 0 : 3, hi,
+					 counts ? "" : " s");
 			}
 		}
 	return w;
 }
 
-/* The times of every run, in the order they ran. */
+/* A time, or (@counts) a count, exactly: a median of two may end in .5. */
+static void json_measured(struct json *j, const char *key, double v, int counts)
+{
+	if (!counts) {
+		json_double(j, key, v);
+	} else if (v == (double)(uint64_t)v) {
+		json_u64(j, key, (uint64_t)v);
+	} else {
+		json_key(j, key);
+		fprintf(j->f, "%.1f", v);
+	}
+}
+
+/* The times (counts) of every run, in the order they ran. */
 static void json_runs(struct json *j, const char *key, const double *t,
-		      unsigned n)
+		      unsigned n, int counts)
 {
 	json_arr(j, key);
 	for (unsigned i = 0; i < n; i++)
-		json_double(j, NULL, t[i]);
+		json_measured(j, NULL, t[i], counts);
 	json_close_arr(j);
 }
 
@@ -809,7 +1077,9 @@ static int cmd_validate(int argc, char **argv)
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0, share_at = 0;
-	int c, json = 0, rc = 1, cpu = 1, min = 0, a64;
+	struct meter meter = {M_CPU, 0, ""};
+	int c, json = 0, rc = 1, min = 0, a64, counts, prec, width;
+	const char *unit;
 
 	opterr = 0;
 	optind = 1;
@@ -852,12 +1122,17 @@ static int cmd_validate(int argc, char **argv)
 			json = 1;
 			break;
 		case O_MEASURE:
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+			for (meter.what = M_CPU;
+			     meter.what <= M_CYCLES &&
+			     strcmp(optarg, measure_name[meter.what]);
+			     meter.what++)
+				;
+			if (meter.what > M_CYCLES)
 				return usage_error("gentest validate",
-						   "--measure is cpu or wall, "
+						   "--measure is cpu, wall, "
+						   "instructions or cycles, "
 						   "not '%s'",
 						   optarg);
-			cpu = !strcmp(optarg, "cpu");
 			break;
 		case O_STAT:
 			if (strcmp(optarg, "median") && strcmp(optarg, "min"))
@@ -941,7 +1216,13 @@ static int cmd_validate(int argc, char **argv)
 		error("out of memory");
 		goto out;
 	}
-	if (time_runs(pre, ncfg, orig, gen, fixed, runs, cpu,
+	counts = meter.what >= M_INSTRUCTIONS;
+	prec = counts ? 0 : 3;
+	width = counts ? 15 : 12;
+	unit = counts ? "" : " s";
+	if (counts && setup_meter(&meter, names, pre, ncfg))
+		goto out;
+	if (time_runs(pre, ncfg, orig, gen, fixed, runs, &meter,
 		      cpus ? &pin : NULL, ro, rg, rf))
 		goto out;
 	for (unsigned i = 0; i < ncfg; i++) {
@@ -950,8 +1231,8 @@ static int cmd_validate(int argc, char **argv)
 		tf[i] = fixed ? summary(rf[i], runs, min) : 0;
 	}
 	progress_done();
-	spread = widest(names, ncfg, runs, ro, rg, fixed ? rf : NULL, widest_at,
-			sizeof(widest_at));
+	spread = widest(names, ncfg, runs, ro, rg, fixed ? rf : NULL, counts,
+			widest_at, sizeof(widest_at));
 	if (spread > DBTP_GT_NOISY)
 		error("warning: one program's runs spread by %.0f%% (%s): the "
 		      "machine's noise may exceed the errors; more --runs, "
@@ -981,11 +1262,11 @@ static int cmd_validate(int argc, char **argv)
 		no[i] = to[i] - tf[i];
 		ng[i] = tg[i] - tf[i];
 		if (!(no[i] > 0) || !(ng[i] > 0)) {
-			error("validate: --fixed: under %s it takes %.3f s, "
-			      "not less than the %s program's %.3f s",
-			      names[i], tf[i],
-			      no[i] > 0 ? "generated" : "original",
-			      no[i] > 0 ? tg[i] : to[i]);
+			error("validate: --fixed: under %s it takes %.*f%s, "
+			      "not less than the %s program's %.*f%s",
+			      names[i], prec, tf[i], unit,
+			      no[i] > 0 ? "generated" : "original", prec,
+			      no[i] > 0 ? tg[i] : to[i], unit);
 			goto out;
 		}
 		for (unsigned r = 0; r < runs; r++) {
@@ -1015,7 +1296,12 @@ static int cmd_validate(int argc, char **argv)
 		json_str(&j, "original", orig);
 		json_str(&j, "generated", gen);
 		json_u64(&j, "runs", runs);
-		json_str(&j, "measure", cpu ? "cpu" : "wall");
+		json_str(&j, "measure", measure_name[meter.what]);
+		if (meter.what >= M_INSTRUCTIONS)
+			json_str(&j, "counter",
+				 meter.cachegrind ? "cachegrind" : "perf");
+		else
+			json_null(&j, "counter");
 		json_str(&j, "stat", min ? "min" : "median");
 		if (cpus)
 			json_str(&j, "cpus", cpus);
@@ -1030,17 +1316,24 @@ static int cmd_validate(int argc, char **argv)
 			json_obj(&j, NULL);
 			json_str(&j, "name", names[i]);
 			json_str(&j, "command", pre[i]);
-			json_double(&j, "original_s", to[i]);
-			json_double(&j, "generated_s", tg[i]);
+			json_measured(&j,
+				      counts ? "original_count" : "original_s",
+				      to[i], counts);
+			json_measured(
+			    &j, counts ? "generated_count" : "generated_s",
+			    tg[i], counts);
 			if (fixed)
-				json_double(&j, "fixed_s", tf[i]);
+				json_measured(
+				    &j, counts ? "fixed_count" : "fixed_s",
+				    tf[i], counts);
 			json_double(&j, "original_ratio", v.ratio_orig[i]);
 			json_double(&j, "generated_ratio", v.ratio_gen[i]);
 			json_double(&j, "error", v.error[i]);
-			json_runs(&j, "original_runs", ro[i], runs);
-			json_runs(&j, "generated_runs", rg[i], runs);
+			json_runs(&j, "original_runs", ro[i], runs, counts);
+			json_runs(&j, "generated_runs", rg[i], runs, counts);
 			if (fixed)
-				json_runs(&j, "fixed_runs", rf[i], runs);
+				json_runs(&j, "fixed_runs", rf[i], runs,
+					  counts);
 			json_arr(&j, "round_errors");
 			for (unsigned r = 0; r < runs; r++)
 				json_double(&j, NULL,
@@ -1059,12 +1352,20 @@ static int cmd_validate(int argc, char **argv)
 		json_double(&j, "speedup", v.speedup);
 		json_end(&j);
 	} else {
+		if (counts)
+			printf("user-mode %s, counted by %s\n",
+			       measure_name[meter.what],
+			       meter.cachegrind ? "cachegrind"
+						: "the hardware counter");
 		if (fixed)
-			printf("times less the fixed part's (--fixed) in the "
-			       "ratios and errors\n");
-		printf("%-16s %12s %8s %12s %8s %8s  %s%s\n", "configuration",
-		       "original s", "ratio", "generated s", "ratio", "error",
-		       "rounds' errors", fixed ? "  fixed s" : "");
+			printf("%s less the fixed part's (--fixed) in the "
+			       "ratios and errors\n",
+			       counts ? measure_name[meter.what] : "times");
+		printf("%-16s %*s %8s %*s %8s %8s  %s%s%s\n", "configuration",
+		       width, counts ? "original" : "original s", "ratio",
+		       width, counts ? "generated" : "generated s", "ratio",
+		       "error", "rounds' errors", fixed ? "  fixed" : "",
+		       fixed ? unit : "");
 		for (unsigned i = 0; i < ncfg; i++) {
 			double lo = INFINITY, hi = 0;
 
@@ -1075,13 +1376,13 @@ static int cmd_validate(int argc, char **argv)
 				lo = e < lo ? e : lo;
 				hi = e > hi ? e : hi;
 			}
-			printf("%-16s %12.3f %8.3f %12.3f %8.3f %7.2f%%  "
+			printf("%-16s %*.*f %8.3f %*.*f %8.3f %7.2f%%  "
 			       "%.2f-%.2f%%",
-			       names[i], to[i], v.ratio_orig[i], tg[i],
-			       v.ratio_gen[i], 100 * v.error[i], 100 * lo,
-			       100 * hi);
+			       names[i], width, prec, to[i], v.ratio_orig[i],
+			       width, prec, tg[i], v.ratio_gen[i],
+			       100 * v.error[i], 100 * lo, 100 * hi);
 			if (fixed)
-				printf("  %.3f", tf[i]);
+				printf("  %.*f", prec, tf[i]);
 			putchar('\n');
 		}
 		printf("mean ratio error: %.2f%%\n", 100 * v.mean_error);
@@ -1098,6 +1399,7 @@ static int cmd_validate(int argc, char **argv)
 	rc = 0;
 out:
 	progress_done();
+	meter_done(&meter);
 	dbtp_gt_vstats_free(&v);
 	free(ro);
 	free(rg);

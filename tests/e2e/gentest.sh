@@ -1935,6 +1935,52 @@ j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sle
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate wall time" "wall true" "$(jq -r '[.measure, (.configs[0].original_s >= 0.3)] | join(" ")' <<<"$j")"
+# --measure instructions: the user-mode instructions of a run and of all
+# it starts, by the hardware counter, or by cachegrind where there is
+# none.  loop runs exactly 20004 (its expected.txt; a counter may add a
+# few at the edges of the run); the shell that runs it twice adds its
+# own to both runs'.  Counts are exact integers in the JSON.
+j=$("$DBTPROF" gentest validate --json --runs 2 --measure instructions --config "a=env" \
+	--original "$G/x86_64/loop" --generated "sh -c '$G/x86_64/loop; $G/x86_64/loop'" 2>"$T/ir.err") ||
+	fail "validate instructions: $(cat "$T/ir.err")"
+ctr=$(jq -r .counter <<<"$j")
+case $ctr in
+cachegrind)
+	eq "validate instructions: loop by cachegrind" "20004 20004 20004" \
+		"$(jq -r '.configs[0] | [.original_count, .original_runs[]] | join(" ")' <<<"$j")"
+	contains "validate instructions: the note" "cachegrind counts them" "$(cat "$T/ir.err")"
+	;;
+perf)
+	eq "validate instructions: loop by the counter" true \
+		"$(jq '.configs[0] | [.original_count, .original_runs[]] | all(. >= 20004 and . < 20204)' <<<"$j")"
+	;;
+*) fail "validate instructions: counter '$ctr'" ;;
+esac
+eq "validate instructions: children counted" "instructions true true" \
+	"$(jq -r '[.measure, (.configs[0] | .generated_count > 40008, (.generated_runs | all(. == floor)))] | join(" ")' <<<"$j")"
+contains "validate instructions: text" "user-mode instructions, counted by" \
+	"$("$DBTPROF" gentest validate --runs 1 --measure instructions --config "a=env" \
+		--original "$G/x86_64/loop" --generated "$G/x86_64/loop" 2>/dev/null)"
+if [ "$ctr" = cachegrind ]; then
+	# cachegrind cannot count what runs under Valgrind itself; nor is there
+	# a cycle counter to fall back on
+	err=$("$DBTPROF" gentest validate --runs 1 --measure instructions --config "a=env" --config vg-none \
+		--original true --generated true 2>&1 || true)
+	contains "validate instructions: no Valgrind configuration" "cannot run the Valgrind configuration vg-none" "$err"
+	err=$("$DBTPROF" gentest validate --runs 1 --measure cycles --config "a=env" \
+		--original true --generated true 2>&1 || true)
+	contains "validate cycles: no counter" "dbtprof: validate: --measure cycles: no cycle counter here" "$err"
+	mkdir -p "$T/cgtmp"
+	err=$(TMPDIR=$T/cgtmp "$DBTPROF" gentest validate --runs 1 --measure instructions --config "a=env" \
+		--original false --generated true 2>&1 || true)
+	contains "validate instructions: failing run" "'env false' under cachegrind exited with 1" "$err"
+	eq "validate instructions: nothing left behind" "" "$(ls -A "$T/cgtmp")"
+else
+	j=$("$DBTPROF" gentest validate --json --runs 1 --measure cycles --config "a=env" \
+		--original "$G/x86_64/loop" --generated "$G/x86_64/loop")
+	eq "validate cycles: counted" "cycles perf true" \
+		"$(jq -r '[.measure, .counter, (.configs[0].original_count > 0)] | join(" ")' <<<"$j")"
+fi
 # A program whose runs under one configuration spread by more than 10%
 # (its second run twice as long as its first): a warning naming it and
 # its range, max_spread in the JSON; steady runs, none.
@@ -2033,7 +2079,7 @@ eq "validate default by name" "qemu-x86_64 -d nochain,nice,qemu-x86_64" "$(jq -r
 err=$("$DBTPROF" gentest validate --config vg-fast --original true --generated true 2>&1 | head -1 || true)
 eq "validate unknown default" "dbtprof gentest validate: --config vg-fast: no default configuration of that name for x86-64 programs" "$err"
 eq "validate bad stat" 2 "$(status "$DBTPROF" gentest validate --stat mean --original true --generated true)"
-eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure cycles --original true --generated true)"
+eq "validate bad measure" 2 "$(status "$DBTPROF" gentest validate --measure insns --original true --generated true)"
 err=$("$DBTPROF" gentest validate --runs 1 --config "a=env" --original false --generated true 2>&1 || true)
 eq "validate failing run" "dbtprof: validate: 'env false' exited with 1" "$err"
 # commands are split as a shell would: quotes keep blanks, \ escapes
