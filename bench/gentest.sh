@@ -12,7 +12,8 @@
 # 4), generate the test program (`dbtprof gentest`), build it, and run
 # `dbtprof gentest validate` with the default configurations, the
 # generated program at scale GT_SCALE (default 1) and, for pigz, 8
-# threads (the original with -p 8).  Markdown on stdout; everything else
+# threads (the original with -p 8).  Markdown on stdout (the host CPU
+# first); everything else
 # in GT_OUT (default bench/out/gentest).
 #
 #   GT_RUNS   runs per program and configuration (median; default 3)
@@ -64,6 +65,11 @@ esac
 cflags="-O2 -pthread -Wall -Wextra${GT_STATIC:+ -static}"
 mkdir -p "$out"
 bench_prepare "$BENCH_SCALE" >/dev/null
+
+# the host's CPU: ratios between DBT configurations move with it
+awk -F': ' '/^model name/ { n = $2 } /^cpu family/ { f = $2 } /^model\t/ { m = $2 }
+	END { if (n != "") printf "host: %s (family %s, model %s), %s\n\n", n, f, m, cpus }' \
+	cpus="$(nproc) CPUs" /proc/cpuinfo
 
 set -- "${@:-sha256 pigz}"
 # shellcheck disable=SC2048,SC2086

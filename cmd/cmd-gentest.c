@@ -910,8 +910,13 @@ static int setup_meter(struct meter *m, char *const *names,
 			return -1;
 		}
 	}
-	snprintf(m->dir, sizeof(m->dir), "%s/dbtprof-cg.XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	/* a directory that needs no quoting in the command line */
+	if (!tmp || !*tmp || strlen(tmp) >= 40 ||
+	    tmp[strspn(tmp,
+		       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		       "0123456789/._-+")])
+		tmp = "/tmp";
+	snprintf(m->dir, sizeof(m->dir), "%s/dbtprof-cg.XXXXXX", tmp);
 	if (!mkdtemp(m->dir)) {
 		error("validate: %s: %s", m->dir, strerror(errno));
 		m->dir[0] = '\0';

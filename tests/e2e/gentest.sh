@@ -1975,6 +1975,12 @@ if [ "$ctr" = cachegrind ]; then
 		--original false --generated true 2>&1 || true)
 	contains "validate instructions: failing run" "'env false' under cachegrind exited with 1" "$err"
 	eq "validate instructions: nothing left behind" "" "$(ls -A "$T/cgtmp")"
+	# a TMPDIR that would need quoting: cachegrind's files go to /tmp
+	mkdir -p "$T/cg tmp"
+	j=$(TMPDIR="$T/cg tmp" "$DBTPROF" gentest validate --json --runs 1 --measure instructions \
+		--config "a=env" --original "$G/x86_64/loop" --generated "$G/x86_64/loop" 2>/dev/null)
+	eq "validate instructions: TMPDIR with a blank" 20004 "$(jq .configs[0].original_count <<<"$j")"
+	eq "validate instructions: nothing left there" "" "$(ls -A "$T/cg tmp")"
 else
 	j=$("$DBTPROF" gentest validate --json --runs 1 --measure cycles --config "a=env" \
 		--original "$G/x86_64/loop" --generated "$G/x86_64/loop")
