@@ -13,7 +13,7 @@ LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
 CMD_SRCS    := $(sort $(wildcard cmd/*.c))
 CMD_OBJS    := $(CMD_SRCS:%.c=$(B)/%.o)
 # The plugin carries only what it needs of the library (no Capstone).
-PLUGIN_LIB  := lib/analysis/cache.c lib/util/err.c lib/util/buf.c lib/util/crc32c.c lib/trace/pred.c lib/trace/encode.c lib/trace/frame.c lib/isa/x86.c
+PLUGIN_LIB  := lib/analysis/cache.c lib/util/file.c lib/util/err.c lib/util/buf.c lib/util/crc32c.c lib/trace/pred.c lib/trace/encode.c lib/trace/frame.c lib/isa/x86.c
 PLUGIN_OBJS := $(B)/plugin/plugin.o $(PLUGIN_LIB:%.c=$(B)/%.o)
 UNIT_SRCS   := $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)

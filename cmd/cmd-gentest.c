@@ -26,6 +26,7 @@
 #include "dbtp/gentest.h"
 #include "dbtp/run.h"
 #include "dbtp/trace.h"
+#include "util/file.h"
 #include "util/words.h"
 
 static const char usage_text[] =
@@ -612,6 +613,7 @@ static const char *const measure_name[] = {"cpu", "wall", "instructions",
  */
 struct meter {
 	enum measure what;
+	enum dbtp_counter_event ev;
 	int cachegrind;
 	char dir[64];
 };
@@ -634,32 +636,19 @@ static double cachegrind_count(const struct meter *m)
 		size_t len = 0;
 		uint64_t ir;
 		dbtp_err err = {0};
-		FILE *f, *mem;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", m->dir, e->d_name);
-		f = fopen(path, "r");
-		mem = open_memstream(&buf, &len);
-		if (f && mem) {
-			char chunk[65536];
-			size_t k;
-
-			while ((k = fread(chunk, 1, sizeof(chunk), f)))
-				fwrite(chunk, 1, k, mem);
-		}
-		if (mem)
-			fclose(mem);
-		if (!f || !buf || dbtp_cachegrind_ir(buf, len, &ir, &err)) {
+		if (dbtp_read_file(path, &buf, &len, &err) ||
+		    dbtp_cachegrind_ir(buf, len, &ir, &err)) {
 			error("validate: cachegrind's output %s: %s", e->d_name,
-			      f && buf ? err.msg : strerror(errno));
+			      err.msg);
 			rc = -1;
 		} else {
 			sum += (double)ir;
 			files++;
 		}
-		if (f)
-			fclose(f);
 		free(buf);
 		unlink(path);
 	}
@@ -741,11 +730,7 @@ static double time_run(const char *pre, const char *cmd, const struct meter *m,
 	if (go[0] >= 0) {
 		close(go[0]);
 		go[0] = -1;
-		if (dbtp_counter_open(pid,
-				      m->what == M_CYCLES
-					  ? DBTP_COUNTER_CYCLES
-					  : DBTP_COUNTER_INSTRUCTIONS,
-				      &cfd, &err)) {
+		if (dbtp_counter_open(pid, m->ev, &cfd, &err)) {
 			error("validate: %s", err.msg);
 			close(go[1]);
 			waitpid(pid, &st, 0);
@@ -862,15 +847,14 @@ static int time_runs(const char *const *pre, unsigned n, const char *orig,
 static int setup_meter(struct meter *m, char *const *names,
 		       const char *const *pre, unsigned n)
 {
-	enum dbtp_counter_event ev = m->what == M_CYCLES
-					 ? DBTP_COUNTER_CYCLES
-					 : DBTP_COUNTER_INSTRUCTIONS;
 	dbtp_err err = {0};
 	const char *tmp = getenv("TMPDIR");
 	char *vg;
 	int fd;
 
-	if (!dbtp_counter_open(0, ev, &fd, &err)) {
+	m->ev = m->what == M_CYCLES ? DBTP_COUNTER_CYCLES
+				    : DBTP_COUNTER_INSTRUCTIONS;
+	if (!dbtp_counter_open(0, m->ev, &fd, &err)) {
 		close(fd);
 		return 0;
 	}
@@ -1082,7 +1066,7 @@ static int cmd_validate(int argc, char **argv)
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
 	unsigned runs = 3, ncfg = 0, share_at = 0;
-	struct meter meter = {M_CPU, 0, ""};
+	struct meter meter = {.what = M_CPU};
 	int c, json = 0, rc = 1, min = 0, a64, counts, prec, width;
 	const char *unit;
 

@@ -19,6 +19,7 @@
 
 #include "dbtp/bbv.h"
 #include "dbtp/cache.h"
+#include "util/file.h"
 
 #define EMPTY UINT64_MAX
 
@@ -645,48 +646,6 @@ struct entry {	      /* one parsed line */
 	unsigned line;
 };
 
-static int read_all(const char *path, char **out, size_t *len, dbtp_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *p = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return dbtp_err_set(err, errno, "%s: %s", path,
-				    strerror(errno));
-	for (;;) {
-		size_t r;
-
-		if (cap - n < 4096) {
-			char *q = realloc(p, cap ? cap * 2 : 8192);
-
-			if (!q) {
-				free(p);
-				fclose(f);
-				return nomem(err);
-			}
-			p = q;
-			cap = cap ? cap * 2 : 8192;
-		}
-		r = fread(p + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int e = errno;
-
-		free(p);
-		fclose(f);
-		return dbtp_err_set(err, e, "%s: %s", path, strerror(e));
-	}
-	fclose(f);
-	p[n] = 0;
-	*out = p;
-	*len = n;
-	return 0;
-}
-
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -711,7 +670,7 @@ static int parse_file(const char *path, int weights, struct entry **out,
 	char *text = NULL, *p, *eol;
 	unsigned lineno = 0;
 
-	if (read_all(path, &text, &len, err))
+	if (dbtp_read_file(path, &text, &len, err))
 		return -1;
 	for (p = text; p < text + len; p = eol + 1) {
 		char *tok[3];
