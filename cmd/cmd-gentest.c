@@ -152,7 +152,9 @@ static const char validate_usage[] =
     "machine, or a change in its speed, falls on all alike), by CPU\n"
     "time (user + system of the run and its threads), wall time, or a\n"
     "count of user-mode instructions or cycles (--measure), stdin,\n"
-    "stdout and stderr on /dev/null,\n"
+    "stdout and stderr on /dev/null, in the environment `dbtprof record`\n"
+    "gives a guest (PATH, LC_ALL=C: the original then starts up as it\n"
+    "did when profiled),\n"
     "and report for each configuration the time ratio to the baseline of\n"
     "both programs and the relative error between the ratios (and the\n"
     "lowest and highest of that error taken round by round, from each\n"
@@ -207,6 +209,10 @@ static const char validate_usage[] =
     "      --stat median|min  a configuration's time from its runs:\n"
     "                         the median (default) or the least; load\n"
     "                         only ever adds time\n"
+    "      --keep-env         run everything in your environment\n"
+    "                         instead (as `record --keep-env`)\n"
+    "  -e, --env VAR=VALUE    set a variable of the runs' environment\n"
+    "                         (repeatable)\n"
     "      --json             the results as JSON, every run's time\n"
     "                         included\n"
     "  -h, --help             this text\n";
@@ -667,7 +673,7 @@ static double cachegrind_count(const struct meter *m)
  * the CPUs of @pin if not NULL; -1 after a message.
  */
 static double time_run(const char *pre, const char *cmd, const struct meter *m,
-		       const cpu_set_t *pin)
+		       const cpu_set_t *pin, char *const *env)
 {
 	char **argv, *prog, *cg = NULL;
 	const char *shown = pre, *how = "";
@@ -721,7 +727,7 @@ static double time_run(const char *pre, const char *cmd, const struct meter *m,
 		}
 		if (pin && sched_setaffinity(0, sizeof(*pin), pin))
 			_exit(126);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, env);
 		_exit(127);
 	}
 	free(argv);
@@ -824,16 +830,19 @@ static double summary(const double *t, unsigned n, int min)
 static int time_runs(const char *const *pre, unsigned n, const char *orig,
 		     const char *gen, const char *fixed, unsigned runs,
 		     const struct meter *m, const cpu_set_t *pin,
-		     double (*a)[64], double (*b)[64], double (*f)[64])
+		     char *const *env, double (*a)[64], double (*b)[64],
+		     double (*f)[64])
 {
 	for (unsigned r = 0; r < runs; r++)
 		for (unsigned i = 0; i < n; i++) {
 			progress("validate: round %u/%u, %s", r + 1, runs,
 				 pre[i]);
-			if ((a[i][r] = time_run(pre[i], orig, m, pin)) < 0 ||
-			    (b[i][r] = time_run(pre[i], gen, m, pin)) < 0 ||
-			    (fixed &&
-			     (f[i][r] = time_run(pre[i], fixed, m, pin)) < 0))
+			if ((a[i][r] = time_run(pre[i], orig, m, pin, env)) <
+				0 ||
+			    (b[i][r] = time_run(pre[i], gen, m, pin, env)) <
+				0 ||
+			    (fixed && (f[i][r] = time_run(pre[i], fixed, m, pin,
+							  env)) < 0))
 				return -1;
 		}
 	return 0;
@@ -1051,9 +1060,13 @@ static int cmd_validate(int argc, char **argv)
 	    {"cpus", required_argument, NULL, O_CPUS},
 	    {"stat", required_argument, NULL, O_STAT},
 	    {"json", no_argument, NULL, O_JSON},
+	    {"keep-env", no_argument, NULL, 'K'},
+	    {"env", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
+	const char *extra[64];
+	char **env = NULL;
 	const char *orig = NULL, *gen = NULL, *fixed = NULL, *cfg[64],
 		   *cpus = NULL;
 	cpu_set_t pin, avail;
@@ -1065,15 +1078,30 @@ static int cmd_validate(int argc, char **argv)
 	(*nro)[64] = NULL, (*nrg)[64] = NULL, (*eo)[64], (*eg)[64];
 	struct dbtp_gt_vstats v = {0};
 	dbtp_err err = {0};
-	unsigned runs = 3, ncfg = 0, share_at = 0;
+	unsigned runs = 3, ncfg = 0, share_at = 0, nextra = 0;
 	struct meter meter = {.what = M_CPU};
-	int c, json = 0, rc = 1, min = 0, a64, counts, prec, width;
+	int c, json = 0, rc = 1, min = 0, a64, counts, prec, width,
+	       keep_env = 0;
 	const char *unit;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:e:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'K':
+			keep_env = 1;
+			break;
+		case 'e':
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return usage_error("gentest validate",
+						   "--env wants VAR=VALUE, "
+						   "not '%s'",
+						   optarg);
+			if (nextra == 64)
+				return usage_error("gentest validate",
+						   "at most 64 --env");
+			extra[nextra++] = optarg;
+			break;
 		case O_ORIG:
 			orig = optarg;
 			break;
@@ -1211,8 +1239,12 @@ static int cmd_validate(int argc, char **argv)
 	unit = counts ? "" : " s";
 	if (counts && setup_meter(&meter, names, pre, ncfg))
 		goto out;
+	if (!(env = dbtp_run_env(keep_env, extra, nextra))) {
+		error("out of memory");
+		goto out;
+	}
 	if (time_runs(pre, ncfg, orig, gen, fixed, runs, &meter,
-		      cpus ? &pin : NULL, ro, rg, rf))
+		      cpus ? &pin : NULL, env, ro, rg, rf))
 		goto out;
 	for (unsigned i = 0; i < ncfg; i++) {
 		to[i] = summary(ro[i], runs, min);
@@ -1389,6 +1421,7 @@ static int cmd_validate(int argc, char **argv)
 out:
 	progress_done();
 	meter_done(&meter);
+	dbtp_run_env_free(env);
 	dbtp_gt_vstats_free(&v);
 	free(ro);
 	free(rg);

@@ -1931,6 +1931,21 @@ PATH="$T/bin:$PATH" "$DBTPROF" gentest validate --runs 1 \
 	--config "a=sh -c 'case \$1 in */*) echo \$1 >>$T/argv0; exec \"\$@\";; esac; exit 9' x" \
 	--original mytrue --generated "$T/bin/mytrue" >/dev/null
 eq "validate: the program found in PATH" "$T/bin/mytrue $T/bin/mytrue" "$(paste -sd' ' "$T/argv0")"
+# the runs' environment: the one `dbtprof record` gives a guest (the
+# profile's), the caller's with --keep-env, -e setting a variable
+envcfg="a=sh -c 'echo \"\$PATH \$LC_ALL \${FOO-unset}\" >>$T/env; exec \"\$@\"' x"
+FOO=x LC_ALL=C.UTF-8 "$DBTPROF" gentest validate --runs 1 --config "$envcfg" \
+	--original true --generated true >/dev/null
+eq "validate env: record's" "/usr/local/bin:/usr/bin:/bin C unset" "$(sort -u "$T/env")"
+rm "$T/env"
+FOO=x LC_ALL=C.UTF-8 "$DBTPROF" gentest validate --runs 1 --keep-env --config "$envcfg" \
+	--original true --generated true >/dev/null
+eq "validate env: --keep-env" "$PATH C.UTF-8 x" "$(sort -u "$T/env")"
+rm "$T/env"
+FOO=x "$DBTPROF" gentest validate --runs 1 -e FOO=y --env LC_ALL=POSIX --config "$envcfg" \
+	--original true --generated true >/dev/null
+eq "validate env: -e" "/usr/local/bin:/usr/bin:/bin POSIX y" "$(sort -u "$T/env")"
+eq "validate env: bad -e" 2 "$(status "$DBTPROF" gentest validate -e FOO --original true --generated true)"
 j=$("$DBTPROF" gentest validate --json --runs 1 --config "a=env" --original "sleep 0.3" --generated true)
 eq "validate cpu time" "cpu true" "$(jq -r '[.measure, (.configs[0].original_s < 0.1)] | join(" ")' <<<"$j")"
 j=$("$DBTPROF" gentest validate --json --runs 1 --measure wall --config "a=env" --original "sleep 0.3" --generated true)
