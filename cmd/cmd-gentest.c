@@ -1092,11 +1092,8 @@ static int cmd_validate(int argc, char **argv)
 			keep_env = 1;
 			break;
 		case 'e':
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return usage_error("gentest validate",
-						   "--env wants VAR=VALUE, "
-						   "not '%s'",
-						   optarg);
+			if (env_arg("gentest validate", optarg))
+				return EXIT_USAGE;
 			if (nextra == 64)
 				return usage_error("gentest validate",
 						   "at most 64 --env");

@@ -66,6 +66,10 @@ struct dbtp_run_opts;
 int run_option(const char *cmd, int c, const char *arg,
 	       struct dbtp_run_opts *o);
 
+/* env_arg() - 0 if @arg is an --env VAR=VALUE, else -1 after a usage
+ * error message for @cmd. */
+int env_arg(const char *cmd, const char *arg);
+
 struct dbtp_cycles_opts;
 /* Options of the cycle model that cycles and diff share (option codes
  * for their getopt tables, the help lines, the parser). */

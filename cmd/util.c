@@ -114,6 +114,14 @@ int write_file(const char *path, const void *p, size_t len)
 	return 0;
 }
 
+int env_arg(const char *cmd, const char *arg)
+{
+	if (strchr(arg, '=') && arg[0] != '=')
+		return 0;
+	usage_error(cmd, "--env wants VAR=VALUE, not '%s'", arg);
+	return -1;
+}
+
 int run_option(const char *cmd, int c, const char *arg, struct dbtp_run_opts *o)
 {
 	const char **env;
@@ -141,11 +149,8 @@ int run_option(const char *cmd, int c, const char *arg, struct dbtp_run_opts *o)
 		arg = DBTP_MATCH_TUNABLES;
 		/* fall through */
 	case 'e':
-		if (!strchr(arg, '=') || arg[0] == '=') {
-			usage_error(cmd, "--env wants VAR=VALUE, not '%s'",
-				    arg);
+		if (env_arg(cmd, arg))
 			return -1;
-		}
 		env = realloc((void *)o->env, (o->nenv + 1) * sizeof(*env));
 		if (!env) {
 			usage_error(cmd, "out of memory");
