@@ -557,6 +557,7 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 			 dbtp_gt_model_block(m, b)->mispredicted);
 		json_bool(&j, "random", s->random[b]);
 		json_u64(&j, "crossed", dbtp_gt_model_block(m, b)->crossed);
+		json_u64(&j, "fell", dbtp_gt_model_block(m, b)->fell);
 		json_u64(&j, "cold", dbtp_gt_model_block(m, b)->cold);
 		json_bool(&j, "crosses", s->crossing[b]);
 		json_u64(&j, "l1_misses", dbtp_gt_model_block(m, b)->l1_misses);

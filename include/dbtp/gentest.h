@@ -94,6 +94,12 @@ struct dbtp_gt_block {
 	 * (DBTP_GT_PAGE_BITS), over the profiles: QEMU chains a translated
 	 * block only to one on its own page and looks the others up */
 	uint64_t crossed;
+	/* executions of a block that ends in no control transfer (QEMU ended
+	 * it before an instruction that leaves its page, or at its limit)
+	 * whose next block starts on another page than its own: looked up
+	 * too, the original's straight-line code running over a page
+	 * boundary */
+	uint64_t fell;
 	/* executions whose address was not in its thread's jump cache as
 	 * QEMU's linux-user keeps one per vCPU (DBTP_GT_JC_BITS entries,
 	 * indexed by (pc ^ pc >> DBTP_GT_JC_BITS), the last block looked up

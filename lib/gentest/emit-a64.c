@@ -177,7 +177,7 @@ void dbtp_gt_emit_function_a64(FILE *f, uint32_t id, unsigned u,
 		"\tbr x9\n",
 		stack, id, id);
 	/* the tail: at most 12 instructions */
-	dbtp_gt_emit_copies(f, id, u, body, 1, fn->far ? -1 : fn->bc ? 0 : 48);
+	dbtp_gt_emit_copies(f, id, u, body, 1, fn->bc ? 0 : 48);
 	/* the copies end in page crossings' section: the tail, whose b.ne
 	 * must reach the first copy, in .text */
 	if (fn->far % 2)

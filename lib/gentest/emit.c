@@ -31,14 +31,26 @@
  * it, and the page boundary it starts and ends on (emit_shared_x86(),
  * dbtp_gt_emit()). */
 #define GT_FAR_PUSH "\t.pushsection .text.gt_far,\"ax\",@progbits\n"
-#define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n\t.popsection\n"
+#define GT_FAR_POP "\t.popsection\n"
+#define GT_FAR_ALIGN GT_FAR_PUSH "\t.p2align 12\n" GT_FAR_POP
 
 /* The largest loop (a function's copies and tail, at most so many bytes)
  * kept on one page (dbtp_gt_emit_copies()): QEMU chains a block only to
  * one on its own page and looks up any other, so a loop the original ran on
  * one page must not straddle two; the padding that avoids it costs less
- * than the loop's size, never run. */
+ * than the loop's size, never run.  A larger loop starts a page, so that
+ * it runs over as few page boundaries as it can. */
 #define GT_FIT_MAX 2048
+
+/* What an x86-64 instruction line that is not a kept encoding assembles
+ * to, on average (rewritten instructions, their r15-based operands: 5.0
+ * bytes in sha256sum's largest function), and a pass's tail: estimates of
+ * where a pass's text runs over page boundaries (put_cross()). */
+#define GT_LINE_BYTES 6
+#define GT_TAIL_BYTES 24
+/* A pass's tail at most: x86-64's 16 instructions and a stack-pointer
+ * reset (emit_function()), AArch64's 12 (emit-a64.c) */
+#define GT_TAIL_MAX (16 * 15 + 128)
 
 /* A pass's stack-pointer reset (sp_reset_text()): a `lea`, and pushes
  * and `lea rsp` for 64 slots at most. */
@@ -356,7 +368,9 @@ static const char driver[] =
     "\thead[s] = k;\n"
     "}\n"
     "\n"
-    "static void *gt_run(void *arg);\n"
+    "/* a page of its own: its loop, which calls the functions, must not\n"
+    " * run over a page boundary, which QEMU would look up every call */\n"
+    "static void *gt_run(void *arg) __attribute__((aligned(4096)));\n"
     "\n"
     "/* Thread @self joins its children due at slice @b that it created\n"
     " * before, creates those due, then joins those created and due at @b;\n"
@@ -848,39 +862,53 @@ static void emit_group_tables(FILE *f, const dbtp_gt_model *m,
 	fprintf(f, "};\n\n");
 }
 
+/* How many bytes the assembly from @p to @e assembles to: on AArch64
+ * (@a64) 4 an instruction line (a mnemonic's or an encoding's, .inst);
+ * on x86-64 @line a line that is not a label, comment or directive, and
+ * a `.byte` line (one instruction's encoding, kept as it was) its bytes
+ * where @exact, else @line. */
+static unsigned asm_bytes(const char *p, const char *e, int a64, unsigned line,
+			  int exact)
+{
+	unsigned n = 0;
+
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(e - p);
+
+		if (a64)
+			n += len > 1 && p[0] == '\t' && p[1] != '/' &&
+				     (p[1] != '.' ||
+				      !strncmp(p + 1, ".inst ", 6))
+				 ? 4
+				 : 0;
+		else if (len && p[len - 1] != ':' && p[0] != '#' &&
+			 !(p[0] == '\t' && (p[1] == '#' || p[1] == '.')))
+			n += line;
+		else if (!strncmp(p, "\t.byte ", 7) && !exact)
+			n += line;
+		else if (!strncmp(p, "\t.byte ", 7))
+			for (const char *c = p + 6; c < p + len && *c != '#';
+			     c++)
+				n += *c == ' ' || *c == ',';
+		p += len + (nl != NULL);
+	}
+	return n;
+}
+
 /* At most how many bytes the assembly @text assembles to: 15 (x86-64's
  * longest instruction) a line that is not a label, comment or directive
  * (.byte lines hold one instruction). */
 static unsigned text_bytes(const char *text)
 {
-	unsigned n = 0;
-
-	for (const char *p = text; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (len && p[len - 1] != ':' && p[0] != '#' &&
-		    !(p[0] == '\t' && (p[1] == '#' || p[1] == '.')))
-			n += 15;
-		else if (!strncmp(p, "\t.byte ", 7))
-			n += 15;
-		p += len + (e != NULL);
-	}
-	return n;
+	return asm_bytes(text, text + strlen(text), 0, 15, 0);
 }
 
 /* The instruction lines of AArch64 assembly @text (4 bytes each): a
  * mnemonic's or an encoding's (.inst), not another directive's. */
 static uint32_t text_lines(const char *text)
 {
-	uint32_t n = 0;
-
-	for (const char *l = text; l; l = strchr(l, '\n')) {
-		l += *l == '\n';
-		n += l[0] == '\t' && l[1] != '/' &&
-		     (l[1] != '.' || !strncmp(l + 1, ".inst ", 6));
-	}
-	return n;
+	return asm_bytes(text, text + strlen(text), 1, 0, 0) / 4;
 }
 
 /*
@@ -1065,22 +1093,78 @@ static const char *pass_counter(unsigned u, uint32_t regs, unsigned bytes,
 	return *lp ? "rcx" : counter_reg(regs, rnd);
 }
 
-void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
-			 int a64, int tail)
+/* The next switch of page crossings' section (put_cross()) in @p: into
+ * it where @far is 0, back out of it where 1; NULL if none. */
+static const char *next_switch(const char *p, int far)
 {
-	unsigned loop = tail >= 0 ? (unsigned)tail : GT_FIT_MAX + 1;
+	return strstr(p, far ? GT_FAR_POP : GT_FAR_PUSH);
+}
 
-	for (unsigned j = 0; j < u && loop <= GT_FIT_MAX; j++)
-		loop += a64 ? 4 * text_lines(body[j]) : text_bytes(body[j]);
-	if (loop && loop <= GT_FIT_MAX)
-		fprintf(f, "\t.balign 4096, , %u\n", loop - 1);
+/* The bytes, at most, of the piece of a pass in page crossings' section
+ * that starts at @p in copy @j of the @u copies @body: up to the switch
+ * back or, with none, the copies' end and what follows them there (on
+ * x86-64 the @tail, on AArch64 a branch to it). */
+static unsigned far_piece(char *const *body, unsigned u, unsigned j,
+			  const char *p, int a64, unsigned tail)
+{
+	unsigned n = 0;
+
+	for (;;) {
+		const char *s = next_switch(p, 1);
+
+		if (s)
+			return n + asm_bytes(p, s, a64, 15, 1);
+		n += asm_bytes(p, p + strlen(p), a64, 15, 1);
+		if (++j == u)
+			return n + (a64 ? 4 : tail);
+		p = body[j];
+	}
+}
+
+/* Padding (never run) that keeps the next @n bytes on one page where they
+ * fit GT_FIT_MAX, else starts them on one: on as few pages as they can
+ * be. */
+static void fit_page(FILE *f, unsigned n)
+{
+	if (n > GT_FIT_MAX)
+		fputs("\t.p2align 12\n", f);
+	else if (n)
+		fprintf(f, "\t.balign 4096, , %u\n", n - 1);
+}
+
+void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
+			 int a64, unsigned tail)
+{
+	unsigned text = 0; /* the loop's bytes in .text */
+	const char *p, *s;
+	int far = 0;
+
+	for (unsigned j = 0; j < u; j++) {
+		for (p = body[j]; (s = next_switch(p, far)); far = !far) {
+			if (!far)
+				text += asm_bytes(p, s, a64, 15, 1);
+			p = s + strlen(far ? GT_FAR_POP : GT_FAR_PUSH);
+		}
+		if (!far)
+			text += asm_bytes(p, p + strlen(p), a64, 15, 1);
+	}
+	fit_page(f, !far || a64 ? text + tail : text);
+	far = 0;
 	for (unsigned j = 0; j < u; j++) {
 		if (j)
 			fprintf(f, "\t.globl gt_b%u_c%u\ngt_b%u_c%u:\n", id, j,
 				id, j);
 		else /* (.Lgt<id>_top: x86-64's `loop` reaches it) */
 			fprintf(f, ".Lgt%u_top:\ngt_b%u_body:\n", id, id);
-		fputs(body[j], f);
+		for (p = body[j]; (s = next_switch(p, far)); far = !far) {
+			s += strlen(far ? GT_FAR_POP : GT_FAR_PUSH);
+			fwrite(p, 1, (size_t)(s - p), f);
+			if (!far)
+				fit_page(f,
+					 far_piece(body, u, j, s, a64, tail));
+			p = s;
+		}
+		fputs(p, f);
 	}
 }
 
@@ -1550,9 +1634,7 @@ static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 		sp_reset_text(sp, st, st->sp_net);
 	/* the tail: at most 16 instructions and the reset */
 	dbtp_gt_emit_copies(f, id, u, body, 0,
-			    far	 ? -1
-			    : bc ? 0
-				 : 16 * 15 + (reset ? (int)text_bytes(sp) : 0));
+			    bc ? 0 : 16 * 15 + (reset ? text_bytes(sp) : 0));
 	if (bc) {
 		fprintf(f, ".Lgt%u_exit:\n", id);
 	} else {
@@ -1610,7 +1692,7 @@ static int emit_function(FILE *f, uint32_t id, unsigned u, char *const *body,
 			wg->name[2]);
 	fprintf(f, "\tjmp qword ptr [rip + gt_exit_p + %d]\n%s",
 		8 * ((st->uses_avx ? 1 : 0) | (st->uses_x87 ? 2 : 0)),
-		far % 2 ? "\t.popsection\n" : "");
+		far % 2 ? GT_FAR_POP : "");
 	/* and the first pass's pops above the stack's middle written */
 	def = reset && sp_popped(st);
 	stub = wg || def;
@@ -3302,13 +3384,70 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 	return k;
 }
 
+static int closes(const struct rewritten *r);
+
+/* The share of block @bl's executions that crossed to another page. */
+static double cross_share(const struct dbtp_gt_block *bl)
+{
+	return bl->count ? (double)bl->crossed / (double)bl->count : 0;
+}
+
+/* Block @bl ends in a branch put_cross() can send to the other section. */
+static int movable(const struct dbtp_gt_block *bl, int a64)
+{
+	return bl->br == DBTP_BR_JUMP ||
+	       (bl->br == DBTP_BR_CALL && !bl->br_ind) ||
+	       (!a64 && bl->br == DBTP_BR_COND);
+}
+
+/* Where the copy (@id, of @ninsns instructions) in @text can switch
+ * sections after its last instruction (put_cross()): the offset of the
+ * label after it, with what to put before the switch in @ins (a jump
+ * after a conditional branch); -1 if it cannot. */
+static long cross_point(const char *text, uint32_t id, uint32_t ninsns, int a64,
+			char *ins, size_t insz)
+{
+	char label[48], tail[48];
+	const char *at, *line;
+	size_t tl;
+
+	/* the last instruction's line, right before the label of the next:
+	 * "\t<mnemonic> <that label>" */
+	snprintf(label, sizeof(label), ".Lg%u_%u:\n", id, ninsns);
+	tl = (size_t)snprintf(tail, sizeof(tail), " .Lg%u_%u\n", id, ninsns);
+	at = strstr(text, label);
+	if (!at || at == text || at[-1] != '\n')
+		return -1;
+	for (line = at - 1; line > text && line[-1] != '\n'; line--)
+		;
+	ins[0] = '\0';
+	if (a64) { /* "\tb[l] <that label>\t// was ..." */
+		const char *to = !strncmp(line, "\tb ", 3)    ? line + 3
+				 : !strncmp(line, "\tbl ", 4) ? line + 4
+							      : NULL;
+
+		if (!to || strncmp(to, tail + 1, tl - 2) || to[tl - 2] != '\t')
+			return -1;
+	} else if ((size_t)(at - line) <= tl + 1 || *line != '\t' ||
+		   strncmp(at - tl, tail, tl)) {
+		return -1;
+	} else if (line[1] == 'j' && strncmp(line, "\tjmp ", 5) &&
+		   strncmp(line, "\tjrcxz", 7) && strncmp(line, "\tjecxz", 7) &&
+		   strncmp(line, "\tjcxz", 6)) {
+		snprintf(ins, insz, "\tjmp%s", tail);
+	} else if (strncmp(line, "\tjmp ", 5) && strncmp(line, "\tcall ", 6)) {
+		return -1;
+	}
+	return at - text;
+}
+
 /*
  * Page crossings: QEMU chains a translated block directly only to one on
  * the guest page it starts on; a branch to another page looks its target
  * up (a helper call, a hash of the address, a cache of blocks), as the
  * original did for every direct jump, call or taken branch to another page
- * (struct dbtp_gt_block's crossed).  The same share of a block's copies,
- * spread evenly, continue after their last instruction, a direct jump or
+ * (struct dbtp_gt_block's crossed).  Copies of such blocks, spread evenly,
+ * continue after their last instruction, a direct jump or
  * call to the next instruction, in the other of two text sections, .text
  * and .text.gt_far (GT_FAR_PUSH), which lie pages apart
  * (emit_shared_x86()): the branch then
@@ -3323,68 +3462,99 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
  * in function @b's @body, in the order the text runs (copies, then members);
  * returns how many (odd: the function ends in .text.gt_far), -1 out of memory.
  * Notes the blocks that cross in @sum.
+ *
+ * How many: a pass also leaves its page by itself, wherever its text runs
+ * over a page boundary and, then, at the branch that closes it (none
+ * where it fits GT_FIT_MAX, else the page boundaries in its estimated
+ * size from a page's start, and the closing branch's if that is more than
+ * a page); the original's straight-line code did so too (struct
+ * dbtp_gt_block's fell), where no branch can be put.  And a pass that
+ * switches comes back to .text by its closing branch, so it switches an
+ * even number of times.  Of the two even numbers around the original's
+ * crossings a pass (branches' and falls') less the pass's own, the one
+ * that leaves less in *@owed (the crossings the functions so far owe, a
+ * pass's difference times their passes, which this one's is added to);
+ * spread over the copies that crossed in proportion to their shares and,
+ * where those are too few, over the movable branches' copies that did not
+ * (not the last copy's closing branch, which cannot be moved).
  */
 static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 		     const uint32_t *seq_next, uint32_t b, char **body,
-		     struct dbtp_gt_summary *sum)
+		     double *owed, struct dbtp_gt_summary *sum)
 {
-	unsigned u = rd[b].u;
+	unsigned u = rd[b].u, bound = 0, ncand = 0;
 	int n = 0, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
+	uint32_t last = seq_last(seq_next, b);
+	double size = GT_TAIL_BYTES, own, want = 0, can = 0, free = 0, g;
+	double passes = (double)blk(m, b)->count / u, w_all = 0, c = 0, t, lo;
+	char ins[112];
 
-	for (unsigned j = 0; j < u; j++)
-		for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
-			const struct dbtp_gt_block *bl = blk(m, k);
-			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
-			double x = bl->count
-				       ? (double)bl->crossed / (double)bl->count
-				       : 0;
-			char label[48], tail[48], ins[112], *at, *line;
-			size_t tl;
+	for (unsigned j = 0; j < u; j++) {
+		size += asm_bytes(body[j], body[j] + strlen(body[j]), a64,
+				  GT_LINE_BYTES, 1);
+		bound +=
+		    asm_bytes(body[j], body[j] + strlen(body[j]), a64, 15, 1);
+	}
+	/* (a pass that fits GT_FIT_MAX, its tail included, is kept on one
+	 * page, as is each of its pieces, a larger one starts a page:
+	 * dbtp_gt_emit_copies()) */
+	own = bound + GT_TAIL_MAX <= GT_FIT_MAX
+		  ? 0
+		  : floor(size / 4096) + (size > 4096);
+	for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+		const struct dbtp_gt_block *bl = blk(m, k);
+		double x = cross_share(bl);
+		unsigned cp = k == last && closes(&rd[k]) ? u - 1 : u;
 
-			if (floor((j + 1) * x + 0.5) == floor(j * x + 0.5))
-				continue;
-			/* the last instruction's line, right before the
-			 * label of the next: "\t<mnemonic> <that label>" */
-			snprintf(label, sizeof(label), ".Lg%u_%u:\n", id,
-				 bl->ninsns);
-			tl = (size_t)snprintf(tail, sizeof(tail), " .Lg%u_%u\n",
-					      id, bl->ninsns);
-			at = strstr(body[j], label);
-			if (!at || at == body[j] || at[-1] != '\n')
-				continue;
-			for (line = at - 1; line > body[j] && line[-1] != '\n';
-			     line--)
-				;
-			if (a64) { /* "\tb[l] <that label>\t// was ..." */
-				const char *to =
-				    !strncmp(line, "\tb ", 3)	 ? line + 3
-				    : !strncmp(line, "\tbl ", 4) ? line + 4
-								 : NULL;
+		if (bl->count)
+			want += u * (double)(bl->crossed + bl->fell) /
+				(double)bl->count;
+		can += cp * x;
+		free += movable(bl, a64) ? cp * (1 - x) : 0;
+	}
+	/* an even number of switches t (the pass comes back to .text), of
+	 * the two around want - own the one that leaves less owed */
+	t = want - own;
+	lo = t > 0 ? 2 * floor(t / 2) : 0;
+	t = t <= 0 || fabs(*owed + (t - lo) * passes) <=
+			  fabs(*owed + (t - lo - 2) * passes)
+		? lo
+		: lo + 2;
+	/* the blocks that crossed, then the other movable ones */
+	g = t > can && free > 0 ? fmin(1, (t - can) / free) : 0;
+	for (int pick = 0; pick < 2; pick++)
+		for (unsigned j = 0; j < u; j++)
+			for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
+				const struct dbtp_gt_block *bl = blk(m, k);
+				uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
+				double x = cross_share(bl);
+				double w =
+				    x + (movable(bl, a64) ? g * (1 - x) : 0);
+				long at;
 
-				if (!to || strncmp(to, tail + 1, tl - 2) ||
-				    to[tl - 2] != '\t')
+				if (w <= 0 || (at = cross_point(
+						   body[j], id, bl->ninsns, a64,
+						   ins, sizeof(ins))) < 0)
 					continue;
-				ins[0] = '\0';
-			} else if ((size_t)(at - line) <= tl + 1 ||
-				   *line != '\t' ||
-				   strncmp(at - tl, tail, tl)) {
-				continue;
-			} else if (!strncmp(line, "\tjmp ", 5) ||
-				   !strncmp(line, "\tcall ", 6))
-				ins[0] = '\0';
-			else if (line[1] == 'j' &&
-				 strncmp(line, "\tjrcxz", 7) &&
-				 strncmp(line, "\tjecxz", 7) &&
-				 strncmp(line, "\tjcxz", 6))
-				snprintf(ins, sizeof(ins), "\tjmp%s", tail);
-			else
-				continue;
-			strcat(ins, n % 2 ? "\t.popsection\n" : GT_FAR_PUSH);
-			if (splice(&body[j], (size_t)(at - body[j]), 0, ins))
-				return -1;
-			n++;
-			sum->crossing[k] = 1;
-		}
+				if (!pick) {
+					w_all += w;
+					ncand++;
+					continue;
+				}
+				if (t < ncand &&
+				    floor((c + w) * t / w_all + 0.5) ==
+					floor(c * t / w_all + 0.5)) {
+					c += w;
+					continue;
+				}
+				c += w;
+				strcat(ins, n % 2 ? GT_FAR_POP : GT_FAR_PUSH);
+				if (splice(&body[j], (size_t)at, 0, ins))
+					return -1;
+				n++;
+				sum->crossing[k] = 1;
+			}
+	*owed += (want - own - (n + n % 2)) * passes;
 	return n;
 }
 
@@ -4512,7 +4682,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int rnd_on = o->mispredict && !o->naive;   /* random branches */
 	int cross_on = o->cross_page && !o->naive; /* put_cross() */
-	int walk_on = o->misses && !o->naive &&	   /* put_walks() */
+	double owed = 0; /* and the crossings its functions owe */
+	int walk_on = o->misses && !o->naive && /* put_walks() */
 		      dbtp_gt_model_mem(m);
 	int unal_on = o->unaligned && !o->naive && !a64 && /* put_unaligned() */
 		      dbtp_gt_model_mem(m);
@@ -4798,7 +4969,8 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 			njt += bc > 0;
 		}
 		fclose(jt);
-		far = cross_on ? put_cross(m, rd, seq_next, b, body, sum) : 0;
+		far = cross_on ? put_cross(m, rd, seq_next, b, body, &owed, sum)
+			       : 0;
 		if (rnd < 0 || walks < 0 || bc < 0 || far < 0 || dr < 0 ||
 		    unal < 0 || fa.sreg < -1) {
 			free(jtext);

@@ -321,10 +321,13 @@ static int predict(dbtp_gt_model *m, struct profile *p, struct pthread_rec *tr,
 		p->br.miss[k] += (uint64_t)miss;
 		b->mispredicted += (uint64_t)miss;
 	}
-	if (((b->br == DBTP_BR_CALL && !b->br_ind) || b->br == DBTP_BR_JUMP ||
-	     b->br == DBTP_BR_COND) &&
-	    next >> DBTP_GT_PAGE_BITS != b->vaddr >> DBTP_GT_PAGE_BITS)
-		b->crossed++;
+	if (next >> DBTP_GT_PAGE_BITS != b->vaddr >> DBTP_GT_PAGE_BITS) {
+		if ((b->br == DBTP_BR_CALL && !b->br_ind) ||
+		    b->br == DBTP_BR_JUMP || b->br == DBTP_BR_COND)
+			b->crossed++;
+		else if (b->br == DBTP_BR_NONE)
+			b->fell++;
+	}
 	return b->br == DBTP_BR_IND || b->br_ind ? count_target(b, next) : 0;
 }
 
@@ -635,6 +638,7 @@ static int64_t merge_block(dbtp_gt_model *m, struct dbtp_gt_block *b)
 		nb->read += b->read;
 		nb->mispredicted += b->mispredicted;
 		nb->crossed += b->crossed;
+		nb->fell += b->fell;
 		nb->cold += b->cold;
 		nb->l1_misses += b->l1_misses;
 		nb->l2_misses += b->l2_misses;

@@ -58,14 +58,16 @@ uint64_t dbtp_gt_slots_moved(uint64_t m, int32_t d);
  * Parts of a block function both architectures' emitters write
  * (emit.c): the @u copies of @body, labelled gt_b<id>_body and
  * gt_b<id>_c<j>, after padding (never run) that keeps them and the
- * @tail bytes after them (at most) on one page where they fit in 2 KiB
- * (not if @tail < 0: page crossings' section), instructions 4 bytes each
- * if @a64, else at most 15; and the table of those entries
- * (.Lgt<id>_tab's lines, after which the jump slots @slots and the
- * section's end follow).
+ * @tail bytes after them (at most) on one page where they fit in 2 KiB,
+ * instructions 4 bytes each if @a64, else a kept encoding's length or at
+ * most 15; where they switch to page crossings' section and back, their
+ * part in .text (the tail too, but on x86-64 where the copies end in that
+ * section) and each of their pieces there alike; and the table of those
+ * entries (.Lgt<id>_tab's lines, after which the jump slots @slots and
+ * the section's end follow).
  */
 void dbtp_gt_emit_copies(FILE *f, uint32_t id, unsigned u, char *const *body,
-			 int a64, int tail);
+			 int a64, unsigned tail);
 void dbtp_gt_emit_table(FILE *f, uint32_t id, unsigned u, const char *slots);
 
 /* What an AArch64 block function keeps in registers beyond its copies'
