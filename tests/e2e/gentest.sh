@@ -125,6 +125,14 @@ fp_reset() {
 		END { print n + 0, ok + 0 }' "$1"
 }
 
+# asm_json NAME: build the x86-64 guest $T/NAME.c (static, Intel syntax),
+# record it and print `dbtprof gentest --json` of its profile
+asm_json() {
+	$CC -O2 -static -masm=intel -o "$T/${1}o" "$T/$1.c"
+	"$DBTPROF" record -q -m blocks -o "$T/$1.trace" -- "$T/${1}o"
+	"$DBTPROF" gentest --json -o "$T/x.c" "$T/$1.trace"
+}
+
 # crossings TRACE IDS: "EXECUTIONS CROSSINGS ..." of the blocks IDS
 # (K|K|...) in a recording of a generated program, in order of K: its
 # functions' entries into their copies, and how often the last translated
@@ -932,11 +940,8 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 2000\n\tjmp .Lbig\n"
 	"\t.p2align 12\n.Lk:\n\t.rept 1024\n\tadd rax, 1\n\t.endr\n"
 	"\tsub ebx, 1\n\tjnz .Lbig\n\txor eax, eax\n\tpop rbx\n\tret\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/pgfo" "$T/pgf.c"
-"$DBTPROF" record -q -m blocks -o "$T/pgf.trace" -- "$T/pgfo"
-j=$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pgf.trace")
 eq "falls to another page in the profile" "2000 2000 0 false 2000 0 2000 false 2000 1999 0 false" \
-	"$(jq -r '[.block_outcomes[] | select(.crossed >= 1000 or .fell >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")' <<<"$j")"
+	"$(asm_json pgf | jq -r '[.block_outcomes[] | select(.crossed >= 1000 or .fell >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")')"
 # The other way: a small loop whose original fell over a page boundary
 # (an add across it, a block of its own) and whose closing branch went
 # back over it, 2,000 times; a jump to the next instruction crossed
@@ -948,11 +953,8 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 2000\n\tjmp .Lsm\n"
 	"\tadd rax, 1\n\tadd rax, 1\n\tadd rax, 1\n\tsub ebx, 1\n\tjnz .Lsm\n"
 	"\txor eax, eax\n\tpop rbx\n\tret\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/pgs2o" "$T/pgs2.c"
-"$DBTPROF" record -q -m blocks -o "$T/pgs2.trace" -- "$T/pgs2o"
 eq "a fall made up by a jump" "2000 0 0 true 2000 0 0 false 2000 0 2000 false 2000 1999 0 false" \
-	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/pgs2.trace" |
-		jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")')"
+	"$(asm_json pgs2 | jq -r '[.block_outcomes[] | select(.executions >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")')"
 # Chains: f is called from two loops, 30,000 and 10,000 times (f's block
 # runs 40,000 times, no other as often: it is in no sequence).  Each
 # call's block runs as often as the block after the call (their
@@ -1011,11 +1013,8 @@ __asm__(".text\n.globl main\nmain:\n\tmov ecx, 1000000\n\tjmp .Lc\n"
 	"\t.p2align 13\n.Lc:\n\tadd rax, rcx\n\t.byte 0xe9\n\t.long .Ld - . - 4\n"
 	"\t.skip 0x1001 - 8\n.Ld:\n\tsub ecx, 1\n\tjnz .Lc\n\txor eax, eax\n\tret\n");
 EOF2
-$CC -O2 -static -masm=intel -o "$T/cold" "$T/cold.c"
-"$DBTPROF" record -q -m blocks -o "$T/cold.trace" -- "$T/cold"
 eq "cold: both blocks missed every time" "1000000 1000000" \
-	"$("$DBTPROF" gentest --json -o "$T/x.c" "$T/cold.trace" |
-		jq -r '[.block_outcomes[] | select(.executions == 1000000) | .cold] | join(" ")')"
+	"$(asm_json cold | jq -r '[.block_outcomes[] | select(.executions == 1000000) | .cold] | join(" ")')"
 # Calls: the loop's block, run 999,999 times, runs in calls of 256
 # executions or a few more (GT_MIN_CALL: a call as soon as its share of
 # the 65,536 slices done reaches 256 more, a share at most 16 a slice;
