@@ -351,6 +351,18 @@ static double cold_share(const dbtp_gt_model *m,
 	return n ? cold / n : 0;
 }
 
+/* The profiles' transitions to another page: by a direct branch
+ * (struct dbtp_gt_block's crossed, @k 0) or falling (fell, @k 1). */
+static uint64_t page_leaves(const dbtp_gt_model *m, int k)
+{
+	uint64_t n = 0;
+
+	for (uint32_t b = 0; b < dbtp_gt_model_nblocks(m); b++)
+		n += k ? dbtp_gt_model_block(m, b)->fell
+		       : dbtp_gt_model_block(m, b)->crossed;
+	return n;
+}
+
 static void print_text(const dbtp_gt_model *m, char **paths,
 		       const struct dbtp_gt_summary *s, const char *out,
 		       int naive)
@@ -392,7 +404,10 @@ static void print_text(const dbtp_gt_model *m, char **paths,
 	printf("blocks whose branch goes either way at random: %u (%u "
 	       "indirect)\n",
 	       s->mispredict, s->mispredict_ind);
-	printf("blocks whose branch leaves the page: %u\n", s->cross_page);
+	printf("blocks whose branch leaves the page: %u (the profiles' "
+	       "transitions to another page: %s by a branch, %s falling)\n",
+	       s->cross_page, fmt_u64(page_leaves(m, 0), n1),
+	       fmt_u64(page_leaves(m, 1), n2));
 	printf("chains (a jump or call, then a copy of its target): %u, "
 	       "%.2f%% of block executions\n",
 	       s->chains, s->execs ? 100 * s->execs_chained / s->execs : 0);
@@ -486,6 +501,8 @@ static void print_json(const dbtp_gt_model *m, char **paths,
 	json_u64(&j, "mispredict_blocks", s->mispredict);
 	json_u64(&j, "mispredict_indirect_blocks", s->mispredict_ind);
 	json_u64(&j, "cross_page_blocks", s->cross_page);
+	json_u64(&j, "page_crossings", page_leaves(m, 0));
+	json_u64(&j, "page_falls", page_leaves(m, 1));
 	json_u64(&j, "chains", s->chains);
 	json_u64(&j, "chained_executions", (uint64_t)s->execs_chained);
 	json_double(&j, "jump_cache_missed", cold_share(m, s));

@@ -133,6 +133,37 @@ asm_json() {
 	"$DBTPROF" gentest --json -o "$T/x.c" "$T/$1.trace"
 }
 
+# page_leaves TRACE: "BRANCH FALL", the transitions to another page than
+# the last block's start, counted from `dbtprof dump`: after a direct
+# jump, call or conditional branch, and after a block that ends in no
+# control transfer (an independent count of the profile's totals)
+page_leaves() {
+	{
+		"$DBTPROF" dump --blocks "$1"
+		echo "--events"
+		"$DBTPROF" dump "$1"
+	} | awk '
+		$1 == "block" { id = $2; next }
+		$1 == "--events" { ev = 1; next }
+		!ev && $1 ~ /^0x/ { m[id] = $2; o[id] = $3; next }
+		ev && $2 == "block" {
+			pg = substr($4, 1, length($4) - 3)
+			if (($1 in last) && pg != start[$1]) {
+				k = last[$1]
+				if (m[k] ~ /^(ret|syscall|int|int3|hlt|ud2)$/ ||
+				    ((m[k] == "jmp" || m[k] == "call") && o[k] !~ /^0x/))
+					;
+				else if (m[k] ~ /^(j|loop)/ || m[k] == "call")
+					br++
+				else
+					fall++
+			}
+			last[$1] = $3
+			start[$1] = pg
+		}
+		END { print br + 0, fall + 0 }'
+}
+
 # crossings TRACE IDS: "EXECUTIONS CROSSINGS ..." of the blocks IDS
 # (K|K|...) in a recording of a generated program, in order of K: its
 # functions' entries into their copies, and how often the last translated
@@ -940,8 +971,16 @@ __asm__(".text\n.globl main\nmain:\n\tpush rbx\n\tmov ebx, 2000\n\tjmp .Lbig\n"
 	"\t.p2align 12\n.Lk:\n\t.rept 1024\n\tadd rax, 1\n\t.endr\n"
 	"\tsub ebx, 1\n\tjnz .Lbig\n\txor eax, eax\n\tpop rbx\n\tret\n");
 EOF2
+j=$(asm_json pgf)
 eq "falls to another page in the profile" "2000 2000 0 false 2000 0 2000 false 2000 1999 0 false" \
-	"$(asm_json pgf | jq -r '[.block_outcomes[] | select(.crossed >= 1000 or .fell >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")')"
+	"$(jq -r '[.block_outcomes[] | select(.crossed >= 1000 or .fell >= 1000) | .executions, .crossed, .fell, .crosses] | join(" ")' <<<"$j")"
+# the profile's totals (the loop's and the C library's start-up), as a
+# count of the dump's transitions has them, in the JSON and the text
+eq "page crossings and falls: the totals" "$(page_leaves "$T/pgf.trace")" \
+	"$(jq -r '"\(.page_crossings) \(.page_falls)"' <<<"$j")"
+eq "page crossings and falls: the text" "$(page_leaves "$T/pgf.trace")" \
+	"$("$DBTPROF" gentest -o "$T/x.c" "$T/pgf.trace" |
+		sed -n 's/.*to another page: \([0-9,]*\) by a branch, \([0-9,]*\) falling.*/\1 \2/p' | tr -d ,)"
 # The other way: a small loop whose original fell over a page boundary
 # (an add across it, a block of its own) and whose closing branch went
 # back over it, 2,000 times; a jump to the next instruction crossed
