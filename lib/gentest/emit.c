@@ -4682,11 +4682,11 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 	int rc = -1, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	int rnd_on = o->mispredict && !o->naive;   /* random branches */
 	int cross_on = o->cross_page && !o->naive; /* put_cross() */
-	double owed = 0; /* and the crossings its functions owe */
-	int walk_on = o->misses && !o->naive && /* put_walks() */
+	int walk_on = o->misses && !o->naive &&	   /* put_walks() */
 		      dbtp_gt_model_mem(m);
 	int unal_on = o->unaligned && !o->naive && !a64 && /* put_unaligned() */
 		      dbtp_gt_model_mem(m);
+	double owed = 0; /* the crossings put_cross() has left owing */
 
 	memset(sum, 0, sizeof(*sum));
 	memset(&naive, 0, sizeof(naive));
