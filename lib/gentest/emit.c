@@ -3485,7 +3485,7 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 	unsigned u = rd[b].u, bound = 0, ncand = 0;
 	int n = 0, a64 = dbtp_gt_model_arch(m) == DBTP_ARCH_AARCH64;
 	uint32_t last = seq_last(seq_next, b);
-	double size = GT_TAIL_BYTES, own, want = 0, can = 0, free = 0, g;
+	double size = GT_TAIL_BYTES, own, want = 0, can = 0, spare = 0, g;
 	double passes = (double)blk(m, b)->count / u, w_all = 0, c = 0, t, lo;
 	char ins[112];
 
@@ -3510,7 +3510,7 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 			want += u * (double)(bl->crossed + bl->fell) /
 				(double)bl->count;
 		can += cp * x;
-		free += movable(bl, a64) ? cp * (1 - x) : 0;
+		spare += movable(bl, a64) ? cp * (1 - x) : 0;
 	}
 	/* an even number of switches t (the pass comes back to .text), of
 	 * the two around want - own the one that leaves less owed */
@@ -3521,7 +3521,7 @@ static int put_cross(const dbtp_gt_model *m, const struct rewritten *rd,
 		? lo
 		: lo + 2;
 	/* the blocks that crossed, then the other movable ones */
-	g = t > can && free > 0 ? fmin(1, (t - can) / free) : 0;
+	g = t > can && spare > 0 ? fmin(1, (t - can) / spare) : 0;
 	for (int pick = 0; pick < 2; pick++)
 		for (unsigned j = 0; j < u; j++)
 			for (uint32_t k = b; k != UINT32_MAX; k = seq_next[k]) {
