@@ -15,7 +15,8 @@
 #   random-target tables   indirect branches through a table of targets
 #                          in the buffer (random targets, the switches
 #                          that count a function's passes)
-#   random bytes           the random branches' bytes
+#   random bytes           the random branches' bytes and (x86-64)
+#                          the random tables' indices
 #   walks                  the walk areas (the L1 and L2 misses the
 #                          program reproduces on purpose)
 #   data area, slots, reads  the rewritten operands' area, the buffer's
@@ -96,7 +97,8 @@ function strtonum_(s,    i, v, c) {
 END { for (a in m) if (m[a]) printf "%x %d %d\n", a, m[a], ir[a] }
 ' "$W/cg" >"$W/miss"
 
-awk -v rnd="$(def RAND)" -v rsize="$(def RAND_SIZE)" -v walk="$(def WALK)" \
+awk -v rnd="$(def RAND)" -v rsize="$(def RAND_SIZE)" \
+	-v ridx="$(def RIDX)" -v isize="$(def RIDX_SIZE)" -v walk="$(def WALK)" \
 	-v jumps="$(def JUMPS)" -v far="$(def FAR)" '
 function hex(s,    i, v) {
 	v = 0
@@ -127,6 +129,7 @@ FILENAME == ARGV[2] {
 			d = hex(substr(op, RSTART + 2, RLENGTH - 3))
 		if (d >= far) c = "walks"
 		else if (d >= jumps) c = "random-target tables"
+		else if (d >= ridx - 1 && d < ridx + isize) c = "random bytes"
 		else if (d >= walk) c = "walks"
 		else if (d >= rnd - 1 && d < rnd + rsize) c = "random bytes"
 		else c = "data area, slots, reads"

@@ -407,8 +407,10 @@ struct dbtp_gt_rw_stats {
 #define DBTP_GT_RAND_SIZE 131072
 #define DBTP_GT_WALK 917504 /* walk area (emit.c, put_walks()) */
 #define DBTP_GT_WALK_SIZE 589824
-#define DBTP_GT_JUMPS 1507328	 /* tables of branch targets */
-#define DBTP_GT_BUF_SIZE 1507328 /* whole buffer but the tables */
+#define DBTP_GT_RIDX 1507328 /* x86-64: random tables' indices */
+#define DBTP_GT_RIDX_SIZE 131072
+#define DBTP_GT_JUMPS 1638400	 /* tables of branch targets */
+#define DBTP_GT_BUF_SIZE 1638400 /* whole buffer but the tables */
 #define DBTP_GT_FAR 4194304	 /* far walk area, past the tables (emit.c) */
 #define DBTP_GT_DATA_FILL 0x3f	 /* byte the data area holds */
 
@@ -441,6 +443,12 @@ struct dbtp_gt_rw_stats {
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
  * a program. */
 #define DBTP_GT_JT_ENTRIES 256
+/* ... on x86-64, a random index of its own (0 to 63, at DBTP_GT_RIDX as
+ * the random bytes are at DBTP_GT_RAND) indexes a table of this many,
+ * four to a table's room: a program's tables stay few lines, where 256
+ * entries made most of its L1 data misses (bench/RESULTS.md, "Where a
+ * generated program's L1 misses come from"). */
+#define DBTP_GT_JT_RAND_ENTRIES 64
 #define DBTP_GT_JT_PADS 4
 #define DBTP_GT_JT_MAX 1024
 

@@ -221,12 +221,17 @@ static const char driver[] =
     "\tgt_fill(b + GT_DATA, NULL, GT_DATA_FILL, GT_BUF_SIZE - GT_DATA);\n"
     "\tv = (uint64_t)(uintptr_t)r;\n"
     "\tmemcpy(b + GT_SLOT_RESERVE, &v, 8);\n"
-    "\t/* eight bytes a pass (a loop's pass is a block to a DBT) */\n"
+    "\t/* eight bytes a pass (a loop's pass is a block to a DBT), and as\n"
+    "\t * many indices into tables of random targets (x86-64) */\n"
     "\tfor (unsigned i = 0; GT_RANDOM && i < GT_RAND_SIZE; i += 8) {\n"
     "#pragma GCC unroll 8\n"
-    "\t\tfor (unsigned j = 0; j < 8; j++)\n"
-    "\t\t\tb[GT_RAND + i + j] = (unsigned char)((gt_lcg = gt_lcg *\n"
-    "\t\t\t\t6364136223846793005ull + 1442695040888963407ull) >> 56);\n"
+    "\t\tfor (unsigned j = 0; j < 8; j++) {\n"
+    "\t\t\tgt_lcg = gt_lcg * 6364136223846793005ull +\n"
+    "\t\t\t\t 1442695040888963407ull;\n"
+    "\t\t\tb[GT_RAND + i + j] = (unsigned char)(gt_lcg >> 56);\n"
+    "\t\t\tif (!GT_A64)\n"
+    "\t\t\t\tb[GT_RIDX + i + j] = (unsigned char)(gt_lcg >> 50 & 63);\n"
+    "\t\t}\n"
     "\t\t__asm__ volatile(\"\" : : \"r\"(b + i) : \"memory\");\n"
     "\t}\n"
     "#if GT_A64\n"
@@ -2119,7 +2124,9 @@ static void plan_random(const dbtp_gt_model *m, uint32_t b, dbtp_disasm *dis,
 		a = 1 + 1.0 / n;
 		if (q > n / (n + 1.0))
 			q = n / (n + 1.0);
-		e = lround(DBTP_GT_JT_ENTRIES * (1 - sqrt(1 - a * q)) / a);
+		e = lround(
+		    (a64 ? DBTP_GT_JT_ENTRIES : DBTP_GT_JT_RAND_ENTRIES) *
+		    (1 - sqrt(1 - a * q)) / a);
 		rd->rnd_ind = e < 1 ? 1 : (unsigned)e;
 		rd->rnd_pads = n < rd->rnd_ind ? n : rd->rnd_ind;
 		return;
@@ -2200,6 +2207,18 @@ static unsigned rand_at(uint32_t id)
 	       ((id * 2654435761u) >> 16) % (DBTP_GT_RAND_SIZE - 65536);
 }
 
+/* x86-64: where copy @id's random indices (0 to DBTP_GT_JT_RAND_ENTRIES
+ * - 1) start, as rand_at() for the bytes. */
+static unsigned ridx_at(uint32_t id)
+{
+	return rand_at(id) - DBTP_GT_RAND + DBTP_GT_RIDX;
+}
+_Static_assert(DBTP_GT_RIDX_SIZE == DBTP_GT_RAND_SIZE &&
+		   DBTP_GT_RIDX + DBTP_GT_RIDX_SIZE <= DBTP_GT_JUMPS &&
+		   DBTP_GT_JT_RAND_ENTRIES == 64 &&
+		   4 * DBTP_GT_JT_RAND_ENTRIES == DBTP_GT_JT_ENTRIES,
+	       "random indices (the driver's fill), four tables a room");
+
 /* AArch64: the offset from the random bytes' pointer at which copy @id
  * reads them (put_random()). */
 static unsigned rand_a64(uint32_t id)
@@ -2218,6 +2237,13 @@ static unsigned jt_at(uint32_t t)
 	return DBTP_GT_JUMPS + t * 8 * DBTP_GT_JT_ENTRIES;
 }
 
+/* x86-64: where the @q-th random table of a function whose tables start
+ * at table @t0 sits, four to a table's room. */
+static uint32_t rand_table(uint32_t t0, unsigned q)
+{
+	return jt_at(t0) + q * 8 * DBTP_GT_JT_RAND_ENTRIES;
+}
+
 /* The rewriter's line for copy @id's instruction @i, a branch (@op: jmp,
  * call, or ret's push) through its slot, in @buf. */
 static void slot_line(char *buf, size_t n, const char *op, uint32_t id,
@@ -2226,12 +2252,12 @@ static void slot_line(char *buf, size_t n, const char *op, uint32_t id,
 	snprintf(buf, n, "\t%s qword ptr [rip + .Lgs%u_%u]\n", op, id, i);
 }
 
-/* A table of DBTP_GT_JT_ENTRIES branch targets to @jt: entry i < @k
- * label @first[i % @nfirst], the others label @rest. */
-static void put_table(FILE *jt, char (*first)[32], unsigned nfirst, unsigned k,
-		      const char *rest)
+/* A table of @n branch targets to @jt: entry i < @k label @first[i %
+ * @nfirst], the others label @rest. */
+static void put_table(FILE *jt, unsigned n, char (*first)[32], unsigned nfirst,
+		      unsigned k, const char *rest)
 {
-	for (unsigned i = 0; i < DBTP_GT_JT_ENTRIES; i++)
+	for (unsigned i = 0; i < n; i++)
 		fprintf(jt, "%s%s%s", i % 4 ? ", " : "\t.quad ",
 			i < k ? first[i % nfirst] : rest,
 			i % 4 == 3 ? "\n" : "");
@@ -2257,9 +2283,9 @@ static void put_pads(FILE *f, uint32_t id, unsigned n, int align,
 }
 
 /*
- * Copy @id of block @k's indirect jump or call (@call), its last
- * instruction, through a table of DBTP_GT_JT_ENTRIES targets in the
- * buffer (table @t, at DBTP_GT_JUMPS) indexed by a random byte in register
+ * x86-64: copy @id of block @k's indirect jump or call (@call), its last
+ * instruction, through a table of DBTP_GT_JT_RAND_ENTRIES targets in the
+ * buffer (at offset @at) indexed by a random index in register
  * @idx (64-bit name), which @load ("": an instruction before) loads,
  * addressed with the pass counter: rd->rnd_ind entries lead into a run of
  * rd->rnd_pads one-byte nops put after the branch (gt_t<id>_<i>, i + 1
@@ -2270,8 +2296,8 @@ static void put_pads(FILE *f, uint32_t id, unsigned n, int align,
  * if not, -1 out of memory.
  */
 static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
-			int call, const char *load, const char *idx, uint32_t t,
-			FILE *jt, char **text)
+			int call, const char *load, const char *idx,
+			uint32_t at, FILE *jt, char **text)
 {
 	unsigned pads = rd->rnd_pads;
 	char old[64], pad[DBTP_GT_JT_PADS][32], next[32], *line = NULL;
@@ -2284,13 +2310,14 @@ static int put_indirect(const struct rewritten *rd, uint32_t id, uint32_t n,
 	slot_line(old, sizeof(old), call ? "call" : "jmp", id, n - 1);
 	snprintf(next, sizeof(next), ".Lg%u_%u", id, n);
 	fprintf(f, "%s\t%s qword ptr [r15 + %s * 8 + %u]\n", load,
-		call ? "call" : "jmp", idx, jt_at(t));
+		call ? "call" : "jmp", idx, at);
 	put_pads(f, id, pads, 3, pad);
 	fclose(f);
 	r = put_at(text, id, n - 1, old, line);
 	free(line);
 	if (r > 0)
-		put_table(jt, pad, pads, rd->rnd_ind, next);
+		put_table(jt, DBTP_GT_JT_RAND_ENTRIES, pad, pads, rd->rnd_ind,
+			  next);
 	return r;
 }
 
@@ -2312,11 +2339,11 @@ static int names_gpr(const char *s, const char *e, int g)
 }
 
 /*
- * x86-64: copy @id's indirect jump or call (@call) through table @t with
- * no helper, where the rewriter found that the register it goes through
- * (@g: its own, or its memory operand's index) was last written, all of
- * it, by instruction @w and read by none since (dbtp_gt_rw_stats'
- * ind_reg, ind_writer): that instruction loads the random byte into @g
+ * x86-64: copy @id's indirect jump or call (@call) through the table at
+ * @at with no helper, where the rewriter found that the register it goes
+ * through (@g: its own, or its memory operand's index) was last written,
+ * all of it, by instruction @w and read by none since (dbtp_gt_rw_stats'
+ * ind_reg, ind_writer): that instruction loads the random index into @g
  * instead, at the copy's offset from pass counter @cr, and the branch goes
  * through the entry @g indexes (put_indirect()).  Only where the copy has
  * that instruction in one line, and the lines up to the branch name no
@@ -2326,7 +2353,7 @@ static int names_gpr(const char *s, const char *e, int g)
  * memory.
  */
 static int fold_table(const struct rewritten *rd, uint32_t id, uint32_t n,
-		      uint32_t w, int g, int call, const char *cr, uint32_t t,
+		      uint32_t w, int g, int call, const char *cr, uint32_t at,
 		      FILE *jt, char **text, int dry, int *kept)
 {
 	char old[64], next[48], line[192], *a = after_label(*text, id, w);
@@ -2354,8 +2381,8 @@ static int fold_table(const struct rewritten *rd, uint32_t id, uint32_t n,
 	we = was + strcspn(was, "\t\n");
 	snprintf(line, sizeof(line),
 		 "\tmovzx %s, byte ptr [r15 + %s + %u]\t# was %.*s\n",
-		 dbtp_gt_x86_gpr(g, 1), cr, rand_at(id), (int)(we - was), was);
-	r = put_indirect(rd, id, n, call, "", dbtp_gt_x86_gpr(g, 0), t, jt,
+		 dbtp_gt_x86_gpr(g, 1), cr, ridx_at(id), (int)(we - was), was);
+	r = put_indirect(rd, id, n, call, "", dbtp_gt_x86_gpr(g, 0), at, jt,
 			 text);
 	if (r <= 0)
 		return r;
@@ -2415,7 +2442,7 @@ static int put_indirect_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 	free(line);
 	if (r)
 		return -1;
-	put_table(jt, pad, pads, rd->rnd_ind, next);
+	put_table(jt, DBTP_GT_JT_ENTRIES, pad, pads, rd->rnd_ind, next);
 	return 1;
 }
 _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA +
@@ -2748,7 +2775,7 @@ static int put_switch_a64(const struct rewritten *rd, uint32_t id, uint32_t n,
 			return -1;
 		}
 	free(setup);
-	put_table(jt, pad, rd->rnd_pads, rd->rnd_ind, next);
+	put_table(jt, DBTP_GT_JT_ENTRIES, pad, rd->rnd_pads, rd->rnd_ind, next);
 	return 1;
 }
 _Static_assert((DBTP_GT_JUMPS - DBTP_GT_DATA) % 4096 == 0 &&
@@ -3155,7 +3182,7 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 	int pr = a64 ? dbtp_gt_a64_reg(st->regs, 1) : -1,
 	    lr = a64 ? dbtp_gt_a64_reg(st->regs, 2) : -1,
 	    jr = a64 ? dbtp_gt_a64_reg(st->regs, 3) : -1;
-	unsigned u = rd[b].u, tables = 0;
+	unsigned u = rd[b].u, tables = 0, q = 0; /* q: x86-64 tables put */
 	uint32_t t0 = *njt;
 	struct a64_fold sw;
 	int rnd = 0;
@@ -3195,7 +3222,8 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			      rd[k].walk + 1 <= bs->walkable);
 		int any = 0, folded = 0, mfold = 0, mmark = 0,
 		    ind = rd[k].rnd_ind && (a64 || sg || fx) &&
-			  *njt + (1 + swk) * u <= DBTP_GT_JT_MAX;
+			  (a64 ? *njt + (1 + swk) * u : t0 + (q + u + 3) / 4) <=
+			      DBTP_GT_JT_MAX;
 
 		for (unsigned j = 0; (rd[k].rnd_op || ind) && j < u; j++) {
 			uint32_t id = k * DBTP_GT_MAX_UNROLL + j;
@@ -3209,11 +3237,11 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 			} else if (ind && fx) {
 				int kept;
 
-				r = fold_table(&rd[k], id, bl->ninsns,
-					       bs->ind_writer - 1, bs->ind_reg,
-					       call, cg->name[0], *njt, jt,
-					       &body[j], 0, &kept);
-				*njt += r > 0;
+				r = fold_table(
+				    &rd[k], id, bl->ninsns, bs->ind_writer - 1,
+				    bs->ind_reg, call, cg->name[0],
+				    rand_table(t0, q), jt, &body[j], 0, &kept);
+				q += r > 0;
 			} else if (ind && a64) {
 				r = put_indirect_a64(&rd[k], id, bl->ninsns, lr,
 						     pr, jr, t0, *njt, jt,
@@ -3225,11 +3253,12 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 				snprintf(line, sizeof(line),
 					 "\tmovzx %s, byte ptr [r15 + %s + "
 					 "%u]\n",
-					 sg->name[2], cg->name[0], rand_at(id));
+					 sg->name[2], cg->name[0], ridx_at(id));
 				r = put_indirect(&rd[k], id, bl->ninsns, call,
-						 line, sg->name[0], *njt, jt,
+						 line, sg->name[0],
+						 rand_table(t0, q), jt,
 						 &body[j]);
-				*njt += r > 0;
+				q += r > 0;
 			} else {
 				if (a64)
 					snprintf(line, sizeof(line),
@@ -3279,6 +3308,11 @@ static int put_random(const dbtp_gt_model *m, const struct rewritten *rd,
 		sum->stat[k].n[DBTP_GT_REWRITTEN] += (uint32_t)folded;
 		rnd |= any;
 	}
+	/* x86-64: the last room's other tables left empty */
+	if (q % 4)
+		fprintf(jt, "\t.zero %d\n",
+			(4 - q % 4) * 8 * DBTP_GT_JT_RAND_ENTRIES);
+	*njt += (q + 3) / 4;
 	return rnd;
 }
 
@@ -3379,7 +3413,7 @@ static int put_branch_count(const dbtp_gt_model *m, const struct rewritten *r,
 	if (k > 0) {
 		snprintf(ex[0], sizeof(ex[0]), ".Lgt%u_exit", b);
 		snprintf(start, sizeof(start), "gt_b%u_body", b);
-		put_table(jt, ex, 1, 1, start);
+		put_table(jt, DBTP_GT_JT_ENTRIES, ex, 1, 1, start);
 	}
 	return k;
 }
@@ -4816,6 +4850,7 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		"#define GT_FAR %d\n#define GT_FAR_BYTES %d\n"
 		"#define GT_FAR_LINES %d\n"
 		"#define GT_RAND %d\n#define GT_RAND_SIZE %d\n"
+		"#define GT_RIDX %d\n"
 		"#define GT_RANDOM %d\n"
 		"#define GT_WALKS %d\n#define GT_WALK %d\n"
 		"#define GT_WALK_NEXT %d\n"
@@ -4826,9 +4861,9 @@ int dbtp_gt_emit(const dbtp_gt_model *m, const struct dbtp_gt_emit_opts *o,
 		DBTP_GT_SLOT_CURSOR, DBTP_GT_SLOT_RESERVE, DBTP_GT_DATA,
 		DBTP_GT_JUMPS, 8 * DBTP_GT_JT_ENTRIES, DBTP_GT_BUF_SIZE,
 		DBTP_GT_DATA_FILL, DBTP_GT_FAR, DBTP_GT_FAR_BYTES,
-		DBTP_GT_FAR_SIZE / 64, DBTP_GT_RAND, DBTP_GT_RAND_SIZE, rnd_on,
-		walk_on, DBTP_GT_WALK, DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64,
-		DBTP_GT_A64_CHUNK);
+		DBTP_GT_FAR_SIZE / 64, DBTP_GT_RAND, DBTP_GT_RAND_SIZE,
+		DBTP_GT_RIDX, rnd_on, walk_on, DBTP_GT_WALK,
+		DBTP_GT_WALK + DBTP_GT_WALK_NEXT, a64, DBTP_GT_A64_CHUNK);
 	if (a64)
 		fprintf(f, "#define GT_FXSAVE(p) ((void)(p))\n\n"
 			   "__asm__(\n\t\".text\\n\"\n");

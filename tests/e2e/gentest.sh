@@ -299,8 +299,9 @@ eq "nested: no copies below --copy-min" 0 "$(grep -c 'gt_b2_c1:' "$T/nested.c")"
 exact "$G/x86_64/nested" nested_c256 --copy-min 256 --no-chains
 contains "nested: copies with --copy-min 256" "gt_b2_c1:" "$(cat "$T/nested_c256.c")"
 eq "nested: a return counts the passes" 0 "$(grep -c 'gt_b9_c1:' "$T/nested_c256.c")"
+jumps=$(awk '$2 == "GT_JUMPS" { print $3 }' "$T/nested_c256.c")
 contains "nested: the return's table" '\tlea r12, [r12 - 1]\n"
-	"\tpush qword ptr [r15 + r12 * 8 + 1507328]\n"
+	"\tpush qword ptr [r15 + r12 * 8 + '"$jumps"']\n"
 	"\t.byte 0xc3\t# ret \n"
 	".Lg144_2:\n"
 	".Lgt3_exit:\n"' "$(cat "$T/nested_c256.c")"
@@ -756,6 +757,24 @@ eq "switch: pads per copy" "1 4" "$(sed 's/^\t"//; s/\\n"$//' "$T/sw_rnd.c" |
 # (each copy's pads and the instruction they lead to on one page, or QEMU
 # would start a second block at the page a pad run crosses)
 eq "switch: pads on one page" 0 "$(pads_split "$T/sw_rnd" 1)"
+# Each copy's table of random targets, 64 entries indexed by a random
+# index (0 to 63) of its own from the index area, four tables to 2 KiB:
+# a function's tables 512 bytes apart, a program's few lines of L1.
+jt_offsets() {
+	awk -v j="$(awk '$2 == "GT_JUMPS" { print $3 }' "$1")" '
+		/(jmp|call) qword ptr \[r15 \+ r[a-z0-9]+ \* 8 \+ [0-9]+\]/ {
+			o = $0; sub(/.*\* 8 \+ /, "", o); sub(/\].*/, "", o)
+			print (o - j) % 2048, (o - j) % 512
+		}' "$1" | sort -u | paste -sd' '
+}
+eq "switch: random tables four to 2 KiB" "0 0 1024 0 1536 0 512 0" "$(jt_offsets "$T/sw_rnd.c")"
+ridx=$(awk '$2 == "GT_RIDX" { print $3 }' "$T/sw_rnd.c")
+eq "switch: random indices from the index area" yes "$(awk -v r="$ridx" '
+	/movzx e[a-z0-9]+, byte ptr \[r15 \+ r[a-z0-9]+ \+ [0-9]+\]/ {
+		o = $0; sub(/.*\+ /, "", o); sub(/\].*/, "", o)
+		if (o >= r - 1 && o < r + 131072) n++
+	}
+	END { print n >= 2 ? "yes" : "no: " n + 0 }' "$T/sw_rnd.c")"
 # 400,000 iterations in 100 slices (the program built so): a call of a
 # random function runs more than 256 passes (one call a slice), over
 # several windows of random bytes, the counts still exact.
