@@ -441,7 +441,7 @@ struct dbtp_gt_rw_stats {
  * entries into a run of nops before it, one fewer than the original's
  * targets.  A copy's table is
  * copied into the buffer at DBTP_GT_JUMPS; at most DBTP_GT_JT_MAX tables
- * a program. */
+ * (rooms of 2 KiB) a program. */
 #define DBTP_GT_JT_ENTRIES 256
 /* ... on x86-64, a random index of its own (0 to 63, at DBTP_GT_RIDX as
  * the random bytes are at DBTP_GT_RAND) indexes a table of this many,
