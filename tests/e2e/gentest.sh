@@ -774,7 +774,7 @@ eq "switch: random indices from the index area" yes "$(awk -v r="$ridx" '
 		o = $0; sub(/.*\+ /, "", o); sub(/\].*/, "", o)
 		if (o >= r - 1 && o < r + 131072) n++
 	}
-	END { print n >= 2 ? "yes" : "no: " n + 0 }' "$T/sw_rnd.c")"
+	END { print (n >= 2 ? "yes" : "no: " n + 0) }' "$T/sw_rnd.c")"
 # 400,000 iterations in 100 slices (the program built so): a call of a
 # random function runs more than 256 passes (one call a slice), over
 # several windows of random bytes, the counts still exact.
