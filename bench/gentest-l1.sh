@@ -29,7 +29,8 @@
 #                          copies
 # and the ten functions with the most (a block's copies and stubs counted
 # as its function gt_b<N>, a chain's copy as the block it copies).  The
-# buffer's layout is read from include/dbtp/gentest.h.
+# buffer's layout is read from this checkout's include/dbtp/gentest.h: a
+# program that another build of dbtprof wrote may be laid out otherwise.
 #
 # GT_L1_CALLGRIND=FILE: take the misses from FILE, an earlier run's
 # callgrind output (with --cache-sim=yes --dump-instr=yes), rather than
