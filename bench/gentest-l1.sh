@@ -65,13 +65,11 @@ fi
 objdump -d -M intel --no-show-raw-insn "$prog" >"$W/dis"
 nm -n "$prog" | awk 'NF == 3 && $2 ~ /^[tT]$/' >"$W/syms"
 
-# per instruction address: D1 misses (D1mr + D1mw) and executions (Ir);
-# positions "instr line", relative ones (+N, -N, *) to the last; the line
+# per instruction address: D1 misses (D1mr + D1mw); positions "instr line", relative ones (+N, -N, *) to the last; the line
 # after calls= is the call's inclusive cost, not the instruction's
 awk '
 function pos(p) {
 	if (p == "*") return last
-	if (p ~ /^0x/) return strtonum_(p)
 	if (p ~ /^\+/) return last + num(substr(p, 2))
 	if (p ~ /^-/) return last - num(substr(p, 2))
 	return num(p)
@@ -93,9 +91,9 @@ function strtonum_(s,    i, v, c) {
 /^[0-9+*-]/ {
 	a = pos($1); last = a
 	if (skip) { skip = 0; next }
-	m[a] += $(col["D1mr"]) + $(col["D1mw"]); ir[a] += $(col["Ir"])
+	m[a] += $(col["D1mr"]) + $(col["D1mw"])
 }
-END { for (a in m) if (m[a]) printf "%x %d %d\n", a, m[a], ir[a] }
+END { for (a in m) if (m[a]) printf "%x %d\n", a, m[a] }
 ' "$W/cg" >"$W/miss"
 
 awk -v rnd="$(def RAND)" -v rsize="$(def RAND_SIZE)" \
@@ -136,7 +134,7 @@ FILENAME == ARGV[2] {
 		else c = "data area, slots, reads"
 		if (op ~ /rsp/) c = "stack"
 	}
-	by[c] += $2; tot += $2; irs += $3
+	by[c] += $2; tot += $2
 	lo = 0; hi = n - 1 # the function: last symbol at or below a
 	while (lo < hi) {
 		mid = int((lo + hi + 1) / 2)
