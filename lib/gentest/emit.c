@@ -326,7 +326,6 @@ static const char driver[] =
     "\treturn b;\n"
     "}\n"
     "\n"
-
     "#define GT_NONE 0xffffffffu\n"
     "\n"
     "/* The executions a call of a block brings at least: GT_MIN_CALL, or\n"
