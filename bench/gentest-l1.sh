@@ -65,24 +65,25 @@ fi
 objdump -d -M intel --no-show-raw-insn "$prog" >"$W/dis"
 nm -n "$prog" | awk 'NF == 3 && $2 ~ /^[tT]$/' >"$W/syms"
 
-# per instruction address: D1 misses (D1mr + D1mw); positions "instr line", relative ones (+N, -N, *) to the last; the line
-# after calls= is the call's inclusive cost, not the instruction's
-awk '
+# a hexadecimal number's value (lower-case digits, no 0x)
+hex='function hex(s,    i, v) {
+	v = 0
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}'
+
+# per instruction address (in decimal): D1 misses (D1mr + D1mw);
+# positions "instr line", relative ones (+N, -N, *) to the last; the
+# line after calls= is the call's inclusive cost, not the instruction's
+awk "$hex"'
 function pos(p) {
 	if (p == "*") return last
 	if (p ~ /^\+/) return last + num(substr(p, 2))
 	if (p ~ /^-/) return last - num(substr(p, 2))
 	return num(p)
 }
-function num(s) { return s ~ /^0x/ ? strtonum_(s) : s + 0 }
-function strtonum_(s,    i, v, c) {
-	v = 0
-	for (i = 3; i <= length(s); i++) {
-		c = index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
-		v = v * 16 + c
-	}
-	return v
-}
+function num(s) { return s ~ /^0x/ ? hex(tolower(substr(s, 3))) : s + 0 }
 /^events:/ {
 	for (i = 2; i <= NF; i++) col[$i] = i + 1 # two positions first
 	next
@@ -93,18 +94,12 @@ function strtonum_(s,    i, v, c) {
 	if (skip) { skip = 0; next }
 	m[a] += $(col["D1mr"]) + $(col["D1mw"])
 }
-END { for (a in m) if (m[a]) printf "%x %d\n", a, m[a] }
+END { for (a in m) if (m[a]) printf "%.0f %d\n", a, m[a] }
 ' "$W/cg" >"$W/miss"
 
 awk -v rnd="$(def RAND)" -v rsize="$(def RAND_SIZE)" \
 	-v ridx="$(def RIDX)" -v isize="$(def RIDX_SIZE)" -v walk="$(def WALK)" \
-	-v jumps="$(def JUMPS)" -v far="$(def FAR)" '
-function hex(s,    i, v) {
-	v = 0
-	for (i = 1; i <= length(s); i++)
-		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-	return v
-}
+	-v jumps="$(def JUMPS)" -v far="$(def FAR)" "$hex"'
 function base(s) { # a block function for its copies, chains, stubs
 	sub(/_(c|v|w)[0-9]+$/, "", s); sub(/_body$/, "", s); return s
 }
@@ -117,7 +112,7 @@ FILENAME == ARGV[2] {
 	next
 }
 {
-	a = hex($1); t = ins[a]; c = "elsewhere"
+	a = $1 + 0; t = ins[a]; c = "elsewhere"
 	if (t ~ /rip\+/)
 		c = "rip-relative"
 	else if (t ~ /^[ \t]*(push|pop|call|ret)/ && t !~ /r15\+/ || t ~ /\[rsp/)

@@ -355,7 +355,7 @@ static const char driver[] =
     "}\n"
     "\n"
     "/* A block's schedule in a thread, in one cache line: a call costs\n"
-    " * the driver one line, not one in each of five arrays. */\n"
+    " * the driver one line, not five (four arrays, the table of blocks). */\n"
     "struct gt_sched {\n"
     "\tuint64_t n, done, size; /* runs in all, so far, a call at least */\n"
     "\tuint64_t chunk;\n"
